@@ -1,0 +1,94 @@
+package io.slime4j.soft;
+
+import java.time.Duration;
+
+/**
+ * Settings of a {@link SoftDevice}: the reliability layer (usnic-style window, delayed ACKs,
+ * priority path), congestion control and the progress agent's idling. Built with
+ * {@link #builder()}; validated at build time. Queue-pair level attributes (depths, retry counts,
+ * ACK timeout, MTU) are in {@link io.slime4j.verbs.QpConfig}.
+ *
+ * @param name              device name for logs and JMX; empty picks {@code soft-N}
+ * @param sendWindow        segments in flight per queue pair at most (power of two, 64..65536);
+ *                          usnic uses 4096
+ * @param ackDelay          how long a receiver may hold back a cumulative ACK hoping to piggy-back
+ *                          it (usnic: 50 µs)
+ * @param ackEvery          segments received after which an ACK goes at once, delay or not
+ * @param tinyMessageSize   packets up to this size (and ACKs) take the priority channel (usnic's
+ *                          command channel: 768 bytes)
+ * @param initialCongestionWindow segments a queue pair may have in flight before it has seen an
+ *                          ACK; the window then grows additively and halves on loss (AIMD)
+ * @param busySpin          the progress agent spins instead of backing off when idle (lowest
+ *                          latency, burns a core: not for 2-core machines with two processes)
+ * @param maxIdlePark       longest park of an idle, backing-off progress agent
+ * @param timerTick         resolution of the retransmit timer wheel
+ */
+public record SoftConfig(String name, int sendWindow, Duration ackDelay, int ackEvery, int tinyMessageSize,
+                         int initialCongestionWindow, boolean busySpin, Duration maxIdlePark, Duration timerTick) {
+
+    public SoftConfig {
+        if (name == null) {
+            name = "";
+        }
+        if (sendWindow < 64 || sendWindow > 65536 || Integer.bitCount(sendWindow) != 1) {
+            throw new IllegalArgumentException("sendWindow must be a power of two in 64..65536, was " + sendWindow);
+        }
+        requirePositive("ackDelay", ackDelay);
+        requirePositive("maxIdlePark", maxIdlePark);
+        requirePositive("timerTick", timerTick);
+        if (ackEvery < 1 || ackEvery > sendWindow) {
+            throw new IllegalArgumentException("ackEvery must be in 1..sendWindow, was " + ackEvery);
+        }
+        if (tinyMessageSize < 0 || tinyMessageSize > 65_000) {
+            throw new IllegalArgumentException("tinyMessageSize must be in 0..65000, was " + tinyMessageSize);
+        }
+        if (initialCongestionWindow < 2 || initialCongestionWindow > sendWindow) {
+            throw new IllegalArgumentException("initialCongestionWindow must be in 2..sendWindow, was "
+                    + initialCongestionWindow);
+        }
+    }
+
+    private static void requirePositive(String name, Duration d) {
+        if (d == null || d.isNegative() || d.isZero()) {
+            throw new IllegalArgumentException(name + " must be a positive duration, was " + d);
+        }
+    }
+
+    /** A builder holding the defaults. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The defaults. */
+    public static SoftConfig defaults() {
+        return builder().build();
+    }
+
+    /** Builds a {@link SoftConfig}; defaults in the field initialisers. */
+    public static final class Builder {
+        private String name = "";
+        private int sendWindow = 4096;
+        private Duration ackDelay = Duration.ofNanos(50_000);
+        private int ackEvery = 64;
+        private int tinyMessageSize = 768;
+        private int initialCongestionWindow = 256;
+        private boolean busySpin = false;
+        private Duration maxIdlePark = Duration.ofNanos(50_000);
+        private Duration timerTick = Duration.ofNanos(100_000);
+
+        public Builder name(String v) { name = v; return this; }
+        public Builder sendWindow(int v) { sendWindow = v; return this; }
+        public Builder ackDelay(Duration v) { ackDelay = v; return this; }
+        public Builder ackEvery(int v) { ackEvery = v; return this; }
+        public Builder tinyMessageSize(int v) { tinyMessageSize = v; return this; }
+        public Builder initialCongestionWindow(int v) { initialCongestionWindow = v; return this; }
+        public Builder busySpin(boolean v) { busySpin = v; return this; }
+        public Builder maxIdlePark(Duration v) { maxIdlePark = v; return this; }
+        public Builder timerTick(Duration v) { timerTick = v; return this; }
+
+        public SoftConfig build() {
+            return new SoftConfig(name, sendWindow, ackDelay, ackEvery, tinyMessageSize, initialCongestionWindow,
+                    busySpin, maxIdlePark, timerTick);
+        }
+    }
+}

@@ -1,0 +1,35 @@
+package io.slime4j.verbs;
+
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A completion queue: a bounded ring of {@link WorkCompletion}s filled by the device and drained
+ * by pollers, into caller-owned storage. Safe for several polling threads.
+ */
+public interface CompletionQueue extends AutoCloseable {
+
+    /** Capacity in completions. */
+    int capacity();
+
+    /**
+     * Moves up to {@code into.length} completions into {@code into}, oldest first, and returns how
+     * many. Never blocks.
+     *
+     * @throws CompletionQueueOverflowException once the queue has overflowed and every completion
+     *                                          that fitted has been polled
+     */
+    int poll(WorkCompletion[] into);
+
+    /**
+     * As {@link #poll}, but waits up to {@code timeout} for at least one completion.
+     *
+     * @return the number polled, 0 if the timeout passed first
+     */
+    int await(WorkCompletion[] into, long timeout, TimeUnit unit) throws InterruptedException;
+
+    /** Whether the queue overflowed. */
+    boolean isOverflowed();
+
+    @Override
+    void close();
+}
