@@ -1,0 +1,61 @@
+package io.slime4j.soft;
+
+import io.slime4j.verbs.Counter;
+import io.slime4j.verbs.Counters;
+
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLongArray;
+
+/**
+ * Counters written by one thread (the progress agent) or a few (posting and polling threads) and
+ * read by any. A child set also adds into its parent, so device totals are the sum of its queue
+ * pairs plus device-only events.
+ */
+final class CounterSet implements Counters {
+    private static final Counter[] COUNTERS = Counter.values();
+
+    private final AtomicLongArray values = new AtomicLongArray(COUNTERS.length);
+    private final CounterSet parent;
+
+    CounterSet(CounterSet parent) {
+        this.parent = parent;
+    }
+
+    void increment(Counter c) {
+        add(c, 1);
+    }
+
+    void add(Counter c, long delta) {
+        values.getAndAdd(c.id(), delta);
+        if (parent != null) {
+            parent.add(c, delta);
+        }
+    }
+
+    @Override
+    public long get(Counter counter) {
+        return values.get(counter.id());
+    }
+
+    @Override
+    public Map<Counter, Long> snapshot() {
+        Map<Counter, Long> map = new EnumMap<>(Counter.class);
+        for (Counter c : COUNTERS) {
+            map.put(c, values.get(c.id()));
+        }
+        return map;
+    }
+
+    @Override
+    public String toString() {
+        StringBuilder sb = new StringBuilder("{");
+        for (Counter c : COUNTERS) {
+            long v = values.get(c.id());
+            if (v != 0) {
+                sb.append(sb.length() > 1 ? ", " : "").append(c.name()).append('=').append(v);
+            }
+        }
+        return sb.append('}').toString();
+    }
+}

@@ -1,0 +1,722 @@
+package io.slime4j.soft;
+
+import static io.slime4j.soft.HeaderFlyweight.*;
+
+import io.slime4j.verbs.Counter;
+import io.slime4j.verbs.Opcode;
+import io.slime4j.verbs.QpConfig;
+import io.slime4j.verbs.WcStatus;
+
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayDeque;
+
+/**
+ * The outbound half of a queue pair: turns send-queue requests and owed responses into packets of
+ * one reliable stream, keeps them in the send window until acknowledged, retransmits on timeout,
+ * on a duplicate ACK and after an RNR NAK, limits what is in flight (window, AIMD congestion
+ * window, outstanding reads) and completes requests in post order. Progress agent thread only.
+ */
+final class Requester {
+    private static final int BURST = 64;
+
+    private final SoftQueuePair qp;
+    private final SoftDevice device;
+    private final QpConfig config;
+    private final SendSegment[] window;
+    private final int windowMask;
+    private final ArrayDeque<SendSegment> retransmitQueue = new ArrayDeque<>();
+    private final ArrayDeque<ResponseJob> responses = new ArrayDeque<>();
+    private final ArrayDeque<ResponseJob> freeJobs = new ArrayDeque<>();
+    private final long ackTimeoutNanos;
+    private final long rnrTimerNanos;
+    private final long responseTimeoutNanos;
+
+    int sndUna;
+    int sndNxt;
+    /** Next send sequence number to start, and next to complete. */
+    long sqStarted;
+    long sqCompleted;
+    /** Message sequence number of the next request that consumes a receive at the peer. */
+    private int msnNext;
+    private int outstandingReadAtomic;
+    private int lastReadAtomicPsn;
+    private boolean readAtomicUnacked;
+    private int rnrRetriesUsed;
+    private long rnrUntil;
+    private boolean rnrWaiting;
+    private double cwnd;
+    private double ssthresh;
+    private int pipe;
+    private int recoveryPsn;
+    private boolean inRecovery;
+
+    Requester(SoftQueuePair qp, SoftDevice device, int initialPsn) {
+        this.qp = qp;
+        this.device = device;
+        this.config = qp.config();
+        int w = device.softConfig().sendWindow();
+        this.window = new SendSegment[w];
+        this.windowMask = w - 1;
+        this.sndUna = initialPsn;
+        this.sndNxt = initialPsn;
+        this.ackTimeoutNanos = config.ackTimeout().toNanos();
+        this.rnrTimerNanos = config.rnrTimer().toNanos();
+        long total = 0;
+        for (int i = 0; i <= config.retryCount(); i++) {
+            total += ackTimeoutNanos * Math.min(1L << Math.min(i, 20), QpConfig.MAX_BACKOFF);
+        }
+        this.responseTimeoutNanos = total + ackTimeoutNanos;
+        this.cwnd = device.softConfig().initialCongestionWindow();
+        this.ssthresh = w;
+    }
+
+    int inFlight() {
+        return sndNxt - sndUna;
+    }
+
+    /** Sends what the window allows and completes what is done. Returns a work count. */
+    int doWork(long now, boolean sendRequests) {
+        int work = 0;
+        if (rnrWaiting) {
+            if (now - rnrUntil < 0) {
+                return completeInOrder();
+            }
+            rnrWaiting = false;
+        }
+        work += sendRetransmits(now);
+        work += sendResponses(now);
+        if (sendRequests) {
+            work += sendRequests(now);
+        }
+        checkResponseTimeout(now);
+        work += completeInOrder();
+        return work;
+    }
+
+    // ---------------------------------------------------------------- new requests
+
+    private int sendRequests(long now) {
+        int sent = 0;
+        while (sent < BURST && canSendNew()) {
+            if (sqStarted == qp.sqPosted()) {
+                break;
+            }
+            SendWqe w = qp.sendWqe(sqStarted);
+            if (!w.started && !start(w)) {
+                if (w.status != null) {
+                    sqStarted++; // a local error: reported in order by completeInOrder
+                }
+                break; // or it waits for reads/atomics (limit or fence)
+            }
+            sent += segment(w, now);
+            if (w.allSent) {
+                sqStarted++;
+            }
+        }
+        return sent;
+    }
+
+    private boolean canSendNew() {
+        return inFlight() < window.length && pipe < (int) cwnd;
+    }
+
+    /** Starts a request: checks fences and read limits, resolves local memory. */
+    private boolean start(SendWqe w) {
+        if (w.opcode.isReadOrAtomic() && outstandingReadAtomic >= config.maxReadAtomic()) {
+            return false;
+        }
+        if (w.fence && outstandingReadAtomic > 0) {
+            return false;
+        }
+        boolean needWrite = w.opcode.isReadOrAtomic();
+        WcStatus err = Sgl.resolve(device.keyTable(), qp.pd(), w.numSge, w.sgeAddress, w.sgeLength, w.sgeKey,
+                needWrite, w.sgeSegment, w.sgeOffset);
+        if (err == null && w.opcode.isAtomic() && w.length != 8) {
+            err = WcStatus.LOC_LEN_ERR;
+        }
+        if (err != null) {
+            w.status = err;
+            w.allSent = true;
+            return false;
+        }
+        w.started = true;
+        if (w.opcode.consumesReceive()) {
+            w.msn = msnNext++;
+        }
+        if (w.opcode.isReadOrAtomic()) {
+            outstandingReadAtomic++;
+            w.responseProgressNanos = System.nanoTime();
+        }
+        return true;
+    }
+
+    /** Emits packets of {@code w} while the window allows; returns packets sent. */
+    private int segment(SendWqe w, long now) {
+        int sent = 0;
+        int mtu = config.mtu();
+        do {
+            int type;
+            int payload;
+            int flags = w.bytesSent == 0 ? F_FIRST : 0;
+            switch (w.opcode) {
+                case SEND, SEND_WITH_IMM -> {
+                    type = TYPE_SEND;
+                    payload = Math.min(mtu, w.length - w.bytesSent);
+                }
+                case RDMA_WRITE, RDMA_WRITE_WITH_IMM -> {
+                    type = TYPE_WRITE;
+                    payload = Math.min(mtu, w.length - w.bytesSent);
+                }
+                case RDMA_READ -> {
+                    type = TYPE_READ_REQ;
+                    payload = w.length - w.bytesSent;
+                }
+                default -> {
+                    type = TYPE_ATOMIC_REQ;
+                    payload = 8;
+                    if (w.opcode == Opcode.ATOMIC_CMP_SWAP) {
+                        flags |= F_CMP_SWAP;
+                    }
+                }
+            }
+            boolean last = w.bytesSent + payload >= w.length;
+            if (last) {
+                flags |= F_LAST;
+                if (w.opcode.hasImmediate()) {
+                    flags |= F_IMM;
+                }
+            }
+            if (readAtomicUnacked && !before(lastReadAtomicPsn, sndUna)) {
+                flags |= F_ORDERED;
+            }
+            SendSegment s = claim(sndNxt, type, flags);
+            s.wqe = w;
+            s.msgOffset = w.bytesSent;
+            s.payloadLength = type == TYPE_READ_REQ ? 0 : (type == TYPE_ATOMIC_REQ ? 8 : payload);
+            if (type == TYPE_READ_REQ || type == TYPE_ATOMIC_REQ) {
+                lastReadAtomicPsn = sndNxt;
+                readAtomicUnacked = true;
+            }
+            w.bytesSent += type == TYPE_ATOMIC_REQ ? w.length : payload;
+            sndNxt++;
+            if (last) {
+                w.lastPsn = s.psn;
+                w.allSent = true;
+            }
+            if (!transmit(s, now, false)) {
+                return sent;
+            }
+            sent++;
+        } while (!w.allSent && sent < BURST && canSendNew());
+        return sent;
+    }
+
+    private SendSegment claim(int psn, int type, int flags) {
+        int i = psn & windowMask;
+        SendSegment s = window[i];
+        if (s == null) {
+            s = new SendSegment(this);
+            window[i] = s;
+        }
+        s.reset(psn, type, flags);
+        pipe++;
+        return s;
+    }
+
+    // ---------------------------------------------------------------- responses we owe the peer
+
+    ResponseJob newReadResponse(long ssn, long remoteKey, long address, int length) {
+        ResponseJob j = freeJobs.isEmpty() ? new ResponseJob() : freeJobs.poll();
+        responses.add(j.read(ssn, remoteKey, address, length));
+        return j;
+    }
+
+    void newAtomicResponse(long ssn, long value) {
+        ResponseJob j = freeJobs.isEmpty() ? new ResponseJob() : freeJobs.poll();
+        responses.add(j.atomic(ssn, value));
+    }
+
+    int pendingResponses() {
+        return responses.size();
+    }
+
+    private int sendResponses(long now) {
+        int sent = 0;
+        int mtu = config.mtu();
+        while (sent < BURST && canSendNew() && !responses.isEmpty()) {
+            ResponseJob j = responses.peek();
+            int type = j.atomic ? TYPE_ATOMIC_RESP : TYPE_READ_RESP;
+            int payload = j.atomic ? 0 : Math.min(mtu, j.length - j.queued);
+            int flags = (j.queued == 0 ? F_FIRST : 0);
+            boolean last = j.queued + payload >= j.length;
+            if (last) {
+                flags |= F_LAST;
+            }
+            SendSegment s = claim(sndNxt++, type, flags);
+            s.job = j;
+            s.msgOffset = j.queued;
+            s.payloadLength = payload;
+            j.queued += payload;
+            if (last) {
+                responses.poll(); // the segment keeps a reference until it is acknowledged
+            }
+            if (!transmit(s, now, false)) {
+                return sent;
+            }
+            sent++;
+        }
+        return sent;
+    }
+
+    // ---------------------------------------------------------------- building and sending packets
+
+    /** Builds the packet of {@code s} in the device's transmit buffer and sends it. */
+    private boolean transmit(SendSegment s, long now, boolean retransmission) {
+        HeaderFlyweight h = device.txHeader();
+        MemorySegment buf = h.segment();
+        h.start(s.type, s.flags | F_ACK, qp.peerQpn(), qp.peerToken(), s.psn).ackPsn(qp.responder().expectedPsn());
+        int length = HEADER_LENGTH + s.payloadLength;
+        try {
+            if (s.wqe != null) {
+                SendWqe w = s.wqe;
+                h.rkey(w.remoteKey).immediate(w.immediate).length(w.length);
+                switch (s.type) {
+                    case TYPE_SEND, TYPE_WRITE -> {
+                        h.address(w.remoteAddress + s.msgOffset).operand1(s.msgOffset).operand2(w.msn);
+                        Sgl.gather(w.numSge, w.sgeSegment, w.sgeOffset, w.sgeLength, s.msgOffset, buf, HEADER_LENGTH,
+                                s.payloadLength);
+                    }
+                    case TYPE_READ_REQ -> h.address(w.remoteAddress).operand1(w.ssn);
+                    default -> {
+                        h.address(w.remoteAddress).operand1(w.ssn).operand2(w.compareAdd);
+                        h.longAt(HEADER_LENGTH, w.swap);
+                    }
+                }
+            } else {
+                ResponseJob j = s.job;
+                h.operand1(j.ssn).length(j.length).address(s.msgOffset).immediate(0).rkey(0);
+                if (j.atomic) {
+                    h.operand2(j.atomicValue);
+                } else if (s.payloadLength > 0 || j.status != null) {
+                    length = buildReadPayload(h, j, s, length);
+                }
+            }
+        } catch (IllegalStateException | IndexOutOfBoundsException e) {
+            // the memory was freed (arena closed) under a registered region
+            if (s.wqe != null) {
+                s.wqe.status = WcStatus.LOC_PROT_ERR;
+                return false;
+            }
+            h.flags(h.flags() | F_ERROR).immediate(WcStatus.REM_ACCESS_ERR.ordinal());
+            length = HEADER_LENGTH;
+        }
+        if (!retransmission) {
+            device.timers().schedule(s, now + ackTimeoutNanos);
+        }
+        boolean priority = length <= device.softConfig().tinyMessageSize();
+        device.transmit(qp, length, priority);
+        qp.responder().ackCarried();
+        return true;
+    }
+
+    private int buildReadPayload(HeaderFlyweight h, ResponseJob j, SendSegment s, int length) {
+        KeyTable.Entry e = j.status == null ? device.keyTable().byRemoteKey(j.remoteKey) : null;
+        long off = e == null ? -1 : e.offsetOf(j.address + s.msgOffset, s.payloadLength);
+        if (off < 0) {
+            j.status = j.status == null ? WcStatus.REM_ACCESS_ERR : j.status;
+            h.flags(h.flags() | F_ERROR).immediate(j.status.ordinal());
+            return HEADER_LENGTH;
+        }
+        MemorySegment.copy(e.segment, off, h.segment(), HEADER_LENGTH, s.payloadLength);
+        return length;
+    }
+
+    private int sendRetransmits(long now) {
+        int sent = 0;
+        while (sent < BURST && !retransmitQueue.isEmpty()) {
+            SendSegment s = retransmitQueue.poll();
+            s.queuedForRetransmit = false;
+            if (s.acked || s.sacked || !inWindow(s.psn)) {
+                continue;
+            }
+            transmit(s, now, true);
+            device.timers().schedule(s, now + backoff(s.retries));
+            qp.countersSet().increment(Counter.RETRANSMITS);
+            sent++;
+        }
+        return sent;
+    }
+
+    private long backoff(int retries) {
+        return ackTimeoutNanos * Math.min(1L << Math.min(retries, 20), QpConfig.MAX_BACKOFF);
+    }
+
+    private boolean inWindow(int psn) {
+        return !before(psn, sndUna) && before(psn, sndNxt);
+    }
+
+    private void queueRetransmit(SendSegment s) {
+        if (!s.queuedForRetransmit) {
+            s.queuedForRetransmit = true;
+            retransmitQueue.add(s);
+        }
+    }
+
+    // ---------------------------------------------------------------- timers
+
+    /** A segment's retransmit timer expired. */
+    void onTimeout(SendSegment s, long now) {
+        if (s.acked || s.sacked || !inWindow(s.psn) || !qp.isActive()) {
+            return;
+        }
+        qp.countersSet().increment(Counter.TIMEOUTS);
+        // The retry budget is spent by the oldest unacknowledged segment only: later ones may be
+        // waiting behind it, and their timeouts say nothing about the peer (as in InfiniBand, where
+        // the retry counter resets whenever the stream makes progress).
+        if (s.retries >= config.retryCount()) {
+            if (s.psn == sndUna) {
+                fail(WcStatus.RETRY_EXC_ERR);
+                return;
+            }
+        } else {
+            s.retries++;
+        }
+        s.fastRetransmitted = false;
+        if (!inRecovery || !before(s.psn, recoveryPsn)) {
+            ssthresh = Math.max(2, pipe / 2.0);
+            cwnd = Math.max(2, cwnd / 2);
+            inRecovery = true;
+            recoveryPsn = sndNxt;
+        }
+        queueRetransmit(s);
+    }
+
+    private void checkResponseTimeout(long now) {
+        if (outstandingReadAtomic == 0 || sqCompleted == sqStarted) {
+            return;
+        }
+        SendWqe w = qp.sendWqe(sqCompleted);
+        if (w.started && w.acked && !w.responseDone && now - w.responseProgressNanos > responseTimeoutNanos) {
+            qp.countersSet().increment(Counter.TIMEOUTS);
+            fail(WcStatus.RETRY_EXC_ERR);
+        }
+    }
+
+    // ---------------------------------------------------------------- acknowledgements
+
+    /** A cumulative ACK: every PSN before {@code ackPsn} was received and executed. */
+    void onCumulativeAck(int ackPsn) {
+        if (before(ackPsn, sndUna) || before(sndNxt, ackPsn)) {
+            return; // old (reordered) or beyond what we sent
+        }
+        if (ackPsn == sndUna) {
+            return;
+        }
+        qp.countersSet().increment(Counter.ACKS_RECEIVED);
+        int newly = 0;
+        for (int psn = sndUna; psn != ackPsn; psn++) {
+            SendSegment s = window[psn & windowMask];
+            device.timers().cancel(s);
+            if (!s.sacked) {
+                pipe--;
+                newly++;
+            }
+            s.acked = true;
+            if ((s.flags & F_LAST) != 0 && s.wqe != null) {
+                s.wqe.acked = true;
+            }
+            if (s.job != null && (s.flags & F_LAST) != 0) {
+                freeJobs.add(s.job);
+            }
+            s.wqe = null;
+            s.job = null;
+        }
+        sndUna = ackPsn;
+        rnrRetriesUsed = 0;
+        if (readAtomicUnacked && before(lastReadAtomicPsn, sndUna)) {
+            readAtomicUnacked = false;
+        }
+        if (inRecovery && !before(sndUna, recoveryPsn)) {
+            inRecovery = false;
+        }
+        if (cwnd < ssthresh) {
+            cwnd = Math.min(window.length, cwnd + newly);
+        } else {
+            cwnd = Math.min(window.length, cwnd + (double) newly / cwnd);
+        }
+    }
+
+    /** An explicit ACK or NAK packet (with optional SACK blocks). */
+    void onAckPacket(HeaderFlyweight h, int syndrome, long now) {
+        int ackPsn = h.ackPsn();
+        switch (syndrome) {
+            case SYNDROME_ACK -> {
+                boolean duplicate = ackPsn == sndUna && sndUna != sndNxt;
+                onCumulativeAck(ackPsn);
+                int highest = h.length() > 0 ? applySack(h, h.length()) : sndUna;
+                boolean goBack = (h.flags() & F_GO_BACK) != 0;
+                if (goBack) {
+                    highest = sndNxt;
+                }
+                if ((duplicate || goBack) && sndUna != sndNxt) {
+                    fastRetransmit(before(sndUna, highest) ? highest : sndUna + 1);
+                }
+            }
+            case SYNDROME_RNR_NAK -> onRnrNak(h.psn(), now);
+            default -> onErrorNak(h.psn(), syndrome);
+        }
+    }
+
+    /** Marks SACKed segments; returns one past the highest SACKed PSN (or sndUna). */
+    private int applySack(HeaderFlyweight h, int blocks) {
+        int highest = sndUna;
+        for (int b = 0; b < blocks; b++) {
+            int start = h.intAt(HEADER_LENGTH + (long) b * SACK_BLOCK_LENGTH);
+            int count = h.intAt(HEADER_LENGTH + (long) b * SACK_BLOCK_LENGTH + 4);
+            if (count <= 0 || count > window.length) {
+                continue;
+            }
+            for (int k = 0; k < count; k++) {
+                int psn = start + k;
+                if (!inWindow(psn)) {
+                    continue;
+                }
+                SendSegment s = window[psn & windowMask];
+                if (!s.sacked) {
+                    s.sacked = true;
+                    pipe--;
+                    device.timers().cancel(s);
+                }
+                if (before(highest, psn + 1)) {
+                    highest = psn + 1;
+                }
+            }
+        }
+        return highest;
+    }
+
+    /** Duplicate ACK: resend the un-SACKed segments below {@code highest}, each once until its timer fires. */
+    private void fastRetransmit(int highest) {
+        boolean any = false;
+        for (int psn = sndUna; before(psn, highest); psn++) {
+            SendSegment s = window[psn & windowMask];
+            if (!s.sacked && !s.acked && !s.fastRetransmitted) {
+                s.fastRetransmitted = true;
+                queueRetransmit(s);
+                qp.countersSet().increment(Counter.FAST_RETRANSMITS);
+                any = true;
+            }
+        }
+        if (any && !inRecovery) {
+            inRecovery = true;
+            recoveryPsn = sndNxt;
+            ssthresh = Math.max(2, cwnd / 2);
+            cwnd = ssthresh;
+        }
+    }
+
+    private void onRnrNak(int psn, long now) {
+        qp.countersSet().increment(Counter.RNR_NAKS_RECEIVED);
+        if (!inWindow(psn)) {
+            return;
+        }
+        onCumulativeAck(psn);
+        if (config.rnrRetry() != QpConfig.RNR_RETRY_INFINITE && ++rnrRetriesUsed > config.rnrRetry()) {
+            failAt(psn, WcStatus.RNR_RETRY_EXC_ERR);
+            return;
+        }
+        rnrWaiting = true;
+        rnrUntil = now + rnrTimerNanos;
+        retransmitQueue.clear();
+        for (int p = psn; before(p, sndNxt); p++) {
+            SendSegment s = window[p & windowMask];
+            s.queuedForRetransmit = false;
+            if (!s.sacked) {
+                device.timers().cancel(s);
+                queueRetransmit(s);
+            }
+        }
+    }
+
+    private void onErrorNak(int psn, int syndrome) {
+        qp.countersSet().increment(Counter.NAKS_RECEIVED);
+        if (!inWindow(psn)) {
+            return;
+        }
+        onCumulativeAck(psn);
+        WcStatus status = switch (syndrome) {
+            case SYNDROME_NAK_REMOTE_ACCESS -> WcStatus.REM_ACCESS_ERR;
+            case SYNDROME_NAK_INVALID_REQUEST -> WcStatus.REM_INV_REQ_ERR;
+            default -> WcStatus.REM_OP_ERR;
+        };
+        failAt(psn, status);
+    }
+
+    /** Marks the request that owns {@code psn} as failed; the completer reports it in order. */
+    private void failAt(int psn, WcStatus status) {
+        SendSegment s = window[psn & windowMask];
+        if (s.wqe != null) {
+            s.wqe.status = status;
+            s.wqe.allSent = true;
+            stopSending();
+        } else {
+            fail(status);
+        }
+    }
+
+    /** Stops all transmission of this queue pair; it is about to enter ERR. */
+    private void stopSending() {
+        for (int p = sndUna; before(p, sndNxt); p++) {
+            SendSegment s = window[p & windowMask];
+            if (s != null) {
+                device.timers().cancel(s);
+            }
+        }
+        retransmitQueue.clear();
+        responses.clear();
+        sndUna = sndNxt;
+        pipe = 0;
+        rnrWaiting = true;
+        rnrUntil = Long.MAX_VALUE;
+    }
+
+    /** A fatal error for the stream: the oldest unfinished request gets {@code status}, the rest flush. */
+    void fail(WcStatus status) {
+        stopSending();
+        completeInOrder();
+        if (sqCompleted != qp.sqPosted()) {
+            SendWqe w = qp.sendWqe(sqCompleted);
+            w.status = status;
+        }
+        completeInOrder();
+        qp.enterError();
+    }
+
+    /** Response data for one of our reads. */
+    void onReadResponse(HeaderFlyweight h, MemorySegment packet, int payloadLength, long now) {
+        SendWqe w = responseTarget(h.operand1(), Opcode.RDMA_READ);
+        if (w == null) {
+            qp.countersSet().increment(Counter.BAD_PACKETS);
+            return;
+        }
+        if ((h.flags() & F_ERROR) != 0) {
+            w.status = WcStatus.ofOrdinal(h.immediate());
+            responseFinished(w);
+            return;
+        }
+        long offset = h.address();
+        if (offset < 0 || payloadLength > w.length - w.responseBytes || offset > w.length - payloadLength) {
+            qp.countersSet().increment(Counter.BAD_PACKETS);
+            return;
+        }
+        try {
+            Sgl.scatter(packet, HEADER_LENGTH, payloadLength, w.numSge, w.sgeSegment, w.sgeOffset, w.sgeLength, offset);
+        } catch (IllegalStateException | IndexOutOfBoundsException e) {
+            w.status = WcStatus.LOC_PROT_ERR;
+        }
+        w.responseBytes += payloadLength;
+        w.responseProgressNanos = now;
+        if (w.responseBytes == w.length || w.status != null) {
+            responseFinished(w);
+        }
+    }
+
+    /** The old value of one of our atomics. */
+    void onAtomicResponse(HeaderFlyweight h) {
+        SendWqe w = responseTarget(h.operand1(), null);
+        if (w == null || !w.opcode.isAtomic()) {
+            qp.countersSet().increment(Counter.BAD_PACKETS);
+            return;
+        }
+        if ((h.flags() & F_ERROR) != 0) {
+            w.status = WcStatus.ofOrdinal(h.immediate());
+        } else {
+            MemorySegment value = device.scratch8();
+            value.set(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, 0, h.operand2());
+            try {
+                Sgl.scatter(value, 0, 8, w.numSge, w.sgeSegment, w.sgeOffset, w.sgeLength, 0);
+            } catch (IllegalStateException | IndexOutOfBoundsException e) {
+                w.status = WcStatus.LOC_PROT_ERR;
+            }
+        }
+        responseFinished(w);
+    }
+
+    private SendWqe responseTarget(long ssn, Opcode expected) {
+        if (ssn < sqCompleted || ssn >= sqStarted + 1 || ssn >= qp.sqPosted()) {
+            return null;
+        }
+        SendWqe w = qp.sendWqe(ssn);
+        if (w.ssn != ssn || !w.started || w.responseDone || (expected != null && w.opcode != expected)) {
+            return null;
+        }
+        return w;
+    }
+
+    private void responseFinished(SendWqe w) {
+        w.responseDone = true;
+        outstandingReadAtomic--;
+    }
+
+    // ---------------------------------------------------------------- completion
+
+    /** Completes finished requests in post order. Returns how many. */
+    int completeInOrder() {
+        int n = 0;
+        long posted = qp.sqPosted();
+        while (sqCompleted != posted) {
+            SendWqe w = qp.sendWqe(sqCompleted);
+            if (!w.isDone()) {
+                break;
+            }
+            WcStatus st = w.status == null ? WcStatus.SUCCESS : w.status;
+            if (w.started && !w.responseDone) {
+                responseFinished(w);
+            }
+            if (st != WcStatus.SUCCESS || w.signaled) {
+                qp.completeSend(w, st);
+            }
+            w.release();
+            sqCompleted++;
+            if (sqStarted < sqCompleted) {
+                sqStarted = sqCompleted;
+            }
+            n++;
+            if (st != WcStatus.SUCCESS) {
+                stopSending();
+                qp.enterError();
+                return n;
+            }
+        }
+        return n;
+    }
+
+    /** Completes every remaining request with WR_FLUSH_ERR (queue pair in ERR). */
+    int flush() {
+        int n = 0;
+        long posted = qp.sqPosted();
+        while (sqCompleted != posted) {
+            SendWqe w = qp.sendWqe(sqCompleted);
+            qp.completeSend(w, WcStatus.WR_FLUSH_ERR);
+            w.release();
+            sqCompleted++;
+            n++;
+        }
+        sqStarted = sqCompleted;
+        outstandingReadAtomic = 0;
+        return n;
+    }
+
+    String debugState() {
+        return "sndUna=" + sndUna + " sndNxt=" + sndNxt + " pipe=" + pipe + " cwnd=" + (int) cwnd
+                + " sq[posted=" + qp.sqPosted() + " started=" + sqStarted + " completed=" + sqCompleted + "]"
+                + " rtxq=" + retransmitQueue.size() + " responses=" + responses.size() + " rnrWaiting=" + rnrWaiting
+                + " outstandingRA=" + outstandingReadAtomic;
+    }
+
+    /** Cancels every timer (queue pair destroyed or in ERR). */
+    void shutdown() {
+        stopSending();
+        responses.clear();
+    }
+}

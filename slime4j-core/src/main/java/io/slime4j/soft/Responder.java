@@ -1,0 +1,534 @@
+package io.slime4j.soft;
+
+import static io.slime4j.soft.HeaderFlyweight.*;
+
+import io.slime4j.verbs.AccessFlags;
+import io.slime4j.verbs.Counter;
+import io.slime4j.verbs.WcOpcode;
+import io.slime4j.verbs.WcStatus;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+
+/**
+ * The inbound half of a queue pair: receives the peer's reliable stream. Executes packets in PSN
+ * order, exactly once; places RDMA-write payloads (and responses to our own reads) at their target
+ * as soon as they arrive, even out of order, and records what must still happen in order (an
+ * immediate to deliver, a read or atomic to execute, an access error to report). Generates
+ * cumulative ACKs with SACK blocks, delayed and piggy-backed, immediately on duplicates and holes,
+ * and RNR and error NAKs. Progress agent thread only.
+ */
+final class Responder {
+    private static final VarHandle LONG_HANDLE = ValueLayout.JAVA_LONG.varHandle();
+    private static final int OK = 0;
+    private static final int RNR = -1;
+    private static final int DROP = -2;
+    private static final int MAX_SACK_BLOCKS = 32;
+    private static final int MAX_PENDING_RESPONSES = 256;
+
+    private static final byte REC_NONE = 0;
+    private static final byte REC_PLACED = 1;
+    private static final byte REC_ACTION = 2;
+
+    private final SoftQueuePair qp;
+    private final SoftDevice device;
+    private final int windowSize;
+    private final int mask;
+    private final long[] received;
+    private final byte[] recState;
+    private final byte[] recType;
+    private final short[] recFlags;
+    private final long[] recAddress;
+    private final long[] recKey;
+    private final int[] recLength;
+    private final int[] recImmediate;
+    private final long[] recOperand1;
+    private final long[] recOperand2;
+    private final long[] recSwap;
+    private final long ackDelayNanos;
+    private final int ackEvery;
+
+    private int ePsn;
+    private int highestReceived;
+    private int outOfOrderCount;
+    volatile long rqConsumed;
+    /** MSN of the message that will consume the receive at {@link #rqConsumed}. */
+    private int msnExpected;
+
+    private boolean ackPending;
+    private boolean ackNow;
+    private boolean droppedOutOfOrder;
+    private long ackDeadline;
+    private int packetsSinceAck;
+
+    Responder(SoftQueuePair qp, SoftDevice device) {
+        this.qp = qp;
+        this.device = device;
+        this.windowSize = device.softConfig().sendWindow();
+        this.mask = windowSize - 1;
+        received = new long[windowSize / 64];
+        recState = new byte[windowSize];
+        recType = new byte[windowSize];
+        recFlags = new short[windowSize];
+        recAddress = new long[windowSize];
+        recKey = new long[windowSize];
+        recLength = new int[windowSize];
+        recImmediate = new int[windowSize];
+        recOperand1 = new long[windowSize];
+        recOperand2 = new long[windowSize];
+        recSwap = new long[windowSize];
+        ackDelayNanos = device.softConfig().ackDelay().toNanos();
+        ackEvery = device.softConfig().ackEvery();
+    }
+
+    /** Sets the first PSN expected from the peer (at RTR). */
+    void start(int psn) {
+        ePsn = psn;
+        highestReceived = psn;
+    }
+
+    /** Next PSN expected: the cumulative ACK. */
+    int expectedPsn() {
+        return ePsn;
+    }
+
+    // ---------------------------------------------------------------- bitmap of out-of-order arrivals
+
+    private boolean isReceived(int psn) {
+        int i = psn & mask;
+        return (received[i >>> 6] & (1L << i)) != 0;
+    }
+
+    private void setReceived(int psn, boolean on) {
+        int i = psn & mask;
+        if (on) {
+            received[i >>> 6] |= 1L << i;
+        } else {
+            received[i >>> 6] &= ~(1L << i);
+        }
+    }
+
+    // ---------------------------------------------------------------- packets
+
+    /** One data packet of the peer's stream (already checked for token, source and form). */
+    void onPacket(HeaderFlyweight h, MemorySegment packet, int length, long now) {
+        int psn = h.psn();
+        int d = psn - ePsn;
+        if (d < 0) {
+            qp.countersSet().increment(Counter.DUPLICATES);
+            ackNow = true;
+            ackPending = true;
+            return;
+        }
+        if (d >= windowSize) {
+            qp.countersSet().increment(Counter.OUT_OF_WINDOW);
+            return;
+        }
+        int payload = length - HEADER_LENGTH;
+        if (d == 0) {
+            int r = execute(h, packet, payload, now);
+            if (r == DROP) {
+                return;
+            }
+            if (r != OK) {
+                nak(psn, r);
+                return;
+            }
+            setReceived(psn, false);
+            recState[psn & mask] = REC_NONE;
+            ePsn++;
+            drain(now);
+            noteArrival(now);
+            return;
+        }
+        if (isReceived(psn)) {
+            qp.countersSet().increment(Counter.DUPLICATES);
+            ackNow = true;
+            ackPending = true;
+            return;
+        }
+        qp.countersSet().increment(Counter.OUT_OF_ORDER);
+        if (!record(h, packet, payload, now)) {
+            droppedOutOfOrder = true;
+            ackNow = true;
+            ackPending = true;
+            return;
+        }
+        boolean newHole = !isReceived(psn - 1);
+        setReceived(psn, true);
+        outOfOrderCount++;
+        if (before(highestReceived, psn)) {
+            highestReceived = psn;
+        }
+        if (newHole) {
+            ackNow = true;
+        }
+        noteArrival(now);
+    }
+
+    private void noteArrival(long now) {
+        if (!ackPending) {
+            ackPending = true;
+            ackDeadline = now + ackDelayNanos;
+        }
+        if (++packetsSinceAck >= ackEvery) {
+            ackNow = true;
+        }
+    }
+
+    /** Executes an in-order packet. Returns OK, RNR, DROP or a NAK syndrome. */
+    private int execute(HeaderFlyweight h, MemorySegment packet, int payload, long now) {
+        int flags = h.flags();
+        return switch (h.type()) {
+            case TYPE_SEND -> {
+                int r = placeSend(h, packet, payload, true);
+                if (r == OK && (flags & F_LAST) != 0) {
+                    completeSendMessage(h.length(), (flags & F_IMM) != 0, h.immediate());
+                }
+                yield r;
+            }
+            case TYPE_WRITE -> {
+                int r = placeWrite(h, packet, payload);
+                if (r == OK && (flags & (F_LAST | F_IMM)) == (F_LAST | F_IMM)) {
+                    r = consumeForImmediate(h.immediate(), h.length());
+                }
+                yield r;
+            }
+            case TYPE_READ_REQ -> executeRead(h.operand1(), h.rkey(), h.address(), h.length());
+            case TYPE_ATOMIC_REQ -> executeAtomic(h.operand1(), h.rkey(), h.address(), h.operand2(),
+                    h.longAt(HEADER_LENGTH), (flags & F_CMP_SWAP) != 0);
+            case TYPE_READ_RESP -> {
+                qp.requester().onReadResponse(h, packet, payload, now);
+                yield OK;
+            }
+            case TYPE_ATOMIC_RESP -> {
+                qp.requester().onAtomicResponse(h);
+                yield OK;
+            }
+            default -> DROP;
+        };
+    }
+
+    /** Handles an out-of-order packet; returns false if it was dropped (to be retransmitted). */
+    private boolean record(HeaderFlyweight h, MemorySegment packet, int payload, long now) {
+        int i = h.psn() & mask;
+        int flags = h.flags();
+        int type = h.type();
+        recType[i] = (byte) type;
+        recFlags[i] = (short) flags;
+        switch (type) {
+            case TYPE_WRITE -> {
+                if ((flags & F_ORDERED) != 0) {
+                    return false;
+                }
+                int r = placeWrite(h, packet, payload);
+                if (r == DROP) {
+                    return false;
+                }
+                if (r != OK) {
+                    recState[i] = REC_ACTION;
+                    recImmediate[i] = r; // the syndrome to NAK with, in order
+                    recType[i] = (byte) TYPE_ACK;
+                } else if ((flags & (F_LAST | F_IMM)) == (F_LAST | F_IMM)) {
+                    recState[i] = REC_ACTION;
+                    recImmediate[i] = h.immediate();
+                    recLength[i] = h.length();
+                } else {
+                    recState[i] = REC_PLACED;
+                }
+                return true;
+            }
+            case TYPE_READ_REQ, TYPE_ATOMIC_REQ -> {
+                recState[i] = REC_ACTION;
+                recAddress[i] = h.address();
+                recKey[i] = h.rkey();
+                recLength[i] = h.length();
+                recOperand1[i] = h.operand1();
+                recOperand2[i] = h.operand2();
+                recSwap[i] = type == TYPE_ATOMIC_REQ ? h.longAt(HEADER_LENGTH) : 0;
+                return true;
+            }
+            case TYPE_READ_RESP -> {
+                qp.requester().onReadResponse(h, packet, payload, now);
+                recState[i] = REC_PLACED;
+                return true;
+            }
+            case TYPE_ATOMIC_RESP -> {
+                qp.requester().onAtomicResponse(h);
+                recState[i] = REC_PLACED;
+                return true;
+            }
+            case TYPE_SEND -> {
+                if (placeSend(h, packet, payload, false) != OK) {
+                    return false;
+                }
+                if ((flags & F_LAST) != 0) {
+                    recState[i] = REC_ACTION;
+                    recLength[i] = h.length();
+                    recImmediate[i] = h.immediate();
+                } else {
+                    recState[i] = REC_PLACED;
+                }
+                return true;
+            }
+            default -> {
+                return false;
+            }
+        }
+    }
+
+    /** Executes recorded packets that are now in order. */
+    private void drain(long now) {
+        while (outOfOrderCount > 0 && isReceived(ePsn)) {
+            int i = ePsn & mask;
+            int r = OK;
+            if (recState[i] == REC_ACTION) {
+                r = switch (recType[i]) {
+                    case TYPE_WRITE -> consumeForImmediate(recImmediate[i], recLength[i]);
+                    case TYPE_SEND -> {
+                        completeSendMessage(recLength[i], (recFlags[i] & F_IMM) != 0, recImmediate[i]);
+                        yield OK;
+                    }
+                    case TYPE_READ_REQ -> executeRead(recOperand1[i], recKey[i], recAddress[i], recLength[i]);
+                    case TYPE_ATOMIC_REQ -> executeAtomic(recOperand1[i], recKey[i], recAddress[i], recOperand2[i],
+                            recSwap[i], (recFlags[i] & F_CMP_SWAP) != 0);
+                    default -> recImmediate[i]; // a recorded access error
+                };
+            }
+            if (r != OK) {
+                nak(ePsn, r);
+                return;
+            }
+            recState[i] = REC_NONE;
+            setReceived(ePsn, false);
+            outOfOrderCount--;
+            ePsn++;
+        }
+    }
+
+    // ---------------------------------------------------------------- operations
+
+    /**
+     * Places a SEND payload into the receive its message consumes (found by MSN, so out-of-order
+     * packets land too). Errors are only acted on in order; out of order they drop the packet.
+     */
+    private int placeSend(HeaderFlyweight h, MemorySegment packet, int payload, boolean inOrder) {
+        int msgLength = h.length();
+        long offset = h.operand1();
+        int k = (int) h.operand2() - msnExpected;
+        if (msgLength < 0 || offset < 0 || payload > msgLength - offset || k < 0 || (inOrder && k != 0)) {
+            return badPacket();
+        }
+        if (k >= qp.rqPosted() - rqConsumed) {
+            return inOrder ? RNR : DROP;
+        }
+        RecvWqe rw = qp.recvWqe(rqConsumed + k);
+        if (!rw.resolved) {
+            WcStatus err = Sgl.resolve(device.keyTable(), qp.pd(), rw.numSge, rw.sgeAddress, rw.sgeLength,
+                    rw.sgeKey, true, rw.sgeSegment, rw.sgeOffset);
+            if (err != null) {
+                return inOrder ? failReceive(rw, err, SYNDROME_NAK_REMOTE_OPERATION) : DROP;
+            }
+            rw.resolved = true;
+        }
+        if (msgLength > rw.capacity) {
+            return inOrder ? failReceive(rw, WcStatus.LOC_LEN_ERR, SYNDROME_NAK_INVALID_REQUEST) : DROP;
+        }
+        try {
+            Sgl.scatter(packet, HEADER_LENGTH, payload, rw.numSge, rw.sgeSegment, rw.sgeOffset, rw.sgeLength, offset);
+        } catch (IllegalStateException | IndexOutOfBoundsException e) {
+            return inOrder ? failReceive(rw, WcStatus.LOC_PROT_ERR, SYNDROME_NAK_REMOTE_OPERATION) : DROP;
+        }
+        return OK;
+    }
+
+    /** The last packet of a SEND executed in order: its receive completes. */
+    private void completeSendMessage(int msgLength, boolean hasImmediate, int immediate) {
+        RecvWqe rw = qp.recvWqe(rqConsumed);
+        qp.completeRecv(rw, WcStatus.SUCCESS, WcOpcode.RECV, msgLength, hasImmediate ? immediate : 0, hasImmediate);
+        rqConsumed++;
+        msnExpected++;
+    }
+
+    private int badPacket() {
+        qp.countersSet().increment(Counter.BAD_PACKETS);
+        return DROP;
+    }
+
+    /** Completes the receive with a local error and fails this queue pair; returns the NAK syndrome. */
+    private int failReceive(RecvWqe rw, WcStatus status, int syndrome) {
+        qp.completeRecv(rw, status, WcOpcode.RECV, 0, 0, false);
+        rqConsumed++;
+        msnExpected++;
+        qp.failResponder();
+        return syndrome;
+    }
+
+    private int consumeForImmediate(int immediate, int msgLength) {
+        if (rqConsumed == qp.rqPosted()) {
+            return RNR;
+        }
+        RecvWqe rw = qp.recvWqe(rqConsumed);
+        qp.completeRecv(rw, WcStatus.SUCCESS, WcOpcode.RECV_RDMA_WITH_IMM, msgLength, immediate, true);
+        rqConsumed++;
+        msnExpected++;
+        return OK;
+    }
+
+    /** Validates and places an RDMA-write payload. */
+    private int placeWrite(HeaderFlyweight h, MemorySegment packet, int payload) {
+        int msgLength = h.length();
+        long offset = h.operand1();
+        if (msgLength < 0 || offset < 0 || payload > msgLength - offset) {
+            return badPacket();
+        }
+        if (msgLength == 0) {
+            return OK;
+        }
+        KeyTable.Entry e = remoteEntry(h.rkey(), AccessFlags.REMOTE_WRITE);
+        long base = e == null ? -1 : e.offsetOf(h.address() - offset, msgLength);
+        if (base < 0) {
+            return SYNDROME_NAK_REMOTE_ACCESS;
+        }
+        try {
+            MemorySegment.copy(packet, HEADER_LENGTH, e.segment, base + offset, payload);
+        } catch (IllegalStateException | IndexOutOfBoundsException ex) {
+            return SYNDROME_NAK_REMOTE_ACCESS;
+        }
+        return OK;
+    }
+
+    private KeyTable.Entry remoteEntry(long rkey, int access) {
+        KeyTable.Entry e = device.keyTable().byRemoteKey(rkey);
+        return e != null && e.pd == qp.pd() && (e.access & access) != 0 ? e : null;
+    }
+
+    private int executeRead(long ssn, long rkey, long address, int length) {
+        if (length < 0) {
+            return SYNDROME_NAK_INVALID_REQUEST;
+        }
+        if (length > 0) {
+            KeyTable.Entry e = remoteEntry(rkey, AccessFlags.REMOTE_READ);
+            if (e == null || e.offsetOf(address, length) < 0) {
+                return SYNDROME_NAK_REMOTE_ACCESS;
+            }
+        }
+        if (qp.requester().pendingResponses() >= MAX_PENDING_RESPONSES) {
+            return SYNDROME_NAK_INVALID_REQUEST;
+        }
+        qp.requester().newReadResponse(ssn, rkey, address, length);
+        return OK;
+    }
+
+    private int executeAtomic(long ssn, long rkey, long address, long compareAdd, long swap, boolean cmpSwap) {
+        KeyTable.Entry e = remoteEntry(rkey, AccessFlags.REMOTE_ATOMIC);
+        long off = e == null ? -1 : e.offsetOf(address, 8);
+        if (off < 0) {
+            return SYNDROME_NAK_REMOTE_ACCESS;
+        }
+        if ((address & 7) != 0) {
+            return SYNDROME_NAK_INVALID_REQUEST;
+        }
+        if (qp.requester().pendingResponses() >= MAX_PENDING_RESPONSES) {
+            return SYNDROME_NAK_INVALID_REQUEST;
+        }
+        long old;
+        try {
+            old = cmpSwap ? (long) LONG_HANDLE.compareAndExchange(e.segment, off, compareAdd, swap)
+                    : (long) LONG_HANDLE.getAndAdd(e.segment, off, compareAdd);
+        } catch (IllegalStateException | IllegalArgumentException | IndexOutOfBoundsException ex) {
+            return SYNDROME_NAK_REMOTE_ACCESS;
+        }
+        qp.requester().newAtomicResponse(ssn, old);
+        return OK;
+    }
+
+    // ---------------------------------------------------------------- acknowledgements
+
+    /** A data packet carrying the current cumulative ACK was just sent. */
+    void ackCarried() {
+        if (outOfOrderCount == 0 && !droppedOutOfOrder) {
+            ackPending = false;
+            ackNow = false;
+            packetsSinceAck = 0;
+        }
+    }
+
+    /** Sends an explicit ACK when one is due. Returns 1 if it sent one. */
+    int doWork(long now) {
+        if (!ackPending || (!ackNow && now - ackDeadline < 0)) {
+            return 0;
+        }
+        sendAck(SYNDROME_ACK, ePsn);
+        return 1;
+    }
+
+    private void nak(int psn, int syndrome) {
+        if (syndrome == RNR) {
+            qp.countersSet().increment(Counter.RNR_NAKS_SENT);
+            sendAck(SYNDROME_RNR_NAK, psn);
+        } else {
+            qp.countersSet().increment(Counter.NAKS_SENT);
+            sendAck(syndrome, psn);
+        }
+    }
+
+    private void sendAck(int syndrome, int psn) {
+        HeaderFlyweight h = device.txHeader();
+        h.start(TYPE_ACK, droppedOutOfOrder ? F_GO_BACK : 0, qp.peerQpn(), qp.peerToken(), psn)
+                .ackPsn(ePsn).address(0).rkey(0).immediate(0).operand1(0).operand2(syndrome);
+        int blocks = syndrome == SYNDROME_ACK ? writeSackBlocks(h) : 0;
+        h.length(blocks);
+        device.transmit(qp, HEADER_LENGTH + blocks * SACK_BLOCK_LENGTH, true);
+        qp.countersSet().increment(Counter.ACKS_SENT);
+        ackPending = false;
+        ackNow = false;
+        droppedOutOfOrder = false;
+        packetsSinceAck = 0;
+    }
+
+    /** Writes SACK blocks (runs of PSNs received beyond the cumulative ACK); returns how many. */
+    private int writeSackBlocks(HeaderFlyweight h) {
+        if (outOfOrderCount == 0) {
+            return 0;
+        }
+        int blocks = 0;
+        int psn = ePsn + 1;
+        int end = highestReceived + 1;
+        while (before(psn, end) && blocks < MAX_SACK_BLOCKS) {
+            while (before(psn, end) && !isReceived(psn)) {
+                psn++;
+            }
+            if (!before(psn, end)) {
+                break;
+            }
+            int start = psn;
+            while (before(psn, end) && isReceived(psn)) {
+                psn++;
+            }
+            long at = HEADER_LENGTH + (long) blocks * SACK_BLOCK_LENGTH;
+            h.intAt(at, start);
+            h.intAt(at + 4, psn - start);
+            blocks++;
+        }
+        return blocks;
+    }
+
+    String debugState() {
+        return "ePsn=" + ePsn + " ooo=" + outOfOrderCount + " highest=" + highestReceived + " rq[posted="
+                + qp.rqPosted() + " consumed=" + rqConsumed + "] msn=" + msnExpected + " ackPending=" + ackPending;
+    }
+
+    /** Completes every posted receive with WR_FLUSH_ERR (queue pair in ERR). */
+    int flush() {
+        int n = 0;
+        long posted = qp.rqPosted();
+        while (rqConsumed != posted) {
+            qp.completeRecv(qp.recvWqe(rqConsumed), WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, 0, 0, false);
+            rqConsumed++;
+            n++;
+        }
+        return n;
+    }
+}

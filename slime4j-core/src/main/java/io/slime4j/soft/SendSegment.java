@@ -1,0 +1,43 @@
+package io.slime4j.soft;
+
+/**
+ * One entry of a queue pair's send window: a packet that holds a PSN of the outbound stream until
+ * it is acknowledged. It stores what is needed to build the packet again for a retransmission
+ * (the payload is re-read from registered memory, never copied), and is its own retransmit timer.
+ */
+final class SendSegment extends TimerWheel.Timer {
+    final Requester owner;
+    int psn;
+    int type;
+    int flags;
+    /** Request segments: the work request and the payload's offset in its message. */
+    SendWqe wqe;
+    int msgOffset;
+    int payloadLength;
+    /** Response segments: the response this packet belongs to. */
+    ResponseJob job;
+    boolean sacked;
+    boolean acked;
+    boolean queuedForRetransmit;
+    boolean fastRetransmitted;
+    int retries;
+
+    SendSegment(Requester owner) {
+        this.owner = owner;
+    }
+
+    void reset(int psn, int type, int flags) {
+        this.psn = psn;
+        this.type = type;
+        this.flags = flags;
+        this.wqe = null;
+        this.job = null;
+        this.msgOffset = 0;
+        this.payloadLength = 0;
+        this.sacked = false;
+        this.acked = false;
+        this.queuedForRetransmit = false;
+        this.fastRetransmitted = false;
+        this.retries = 0;
+    }
+}

@@ -1,0 +1,77 @@
+package io.slime4j.soft;
+
+import io.slime4j.verbs.AccessFlags;
+import io.slime4j.verbs.WcStatus;
+
+import java.lang.foreign.MemorySegment;
+
+/** Scatter/gather helpers: resolving local keys and copying between packets and SGE lists. */
+final class Sgl {
+    private Sgl() {}
+
+    /**
+     * Resolves {@code n} local SGEs to segments and offsets, checking key, protection domain,
+     * bounds and (when {@code needWrite}) LOCAL_WRITE.
+     *
+     * @return null when every entry is valid, else the local error status
+     */
+    static WcStatus resolve(KeyTable keys, SoftProtectionDomain pd, int n, long[] address, long[] length,
+                            long[] key, boolean needWrite, MemorySegment[] outSegment, long[] outOffset) {
+        for (int i = 0; i < n; i++) {
+            if (length[i] == 0) {
+                outSegment[i] = MemorySegment.NULL;
+                outOffset[i] = 0;
+                continue;
+            }
+            KeyTable.Entry e = keys.byLocalKey(key[i]);
+            if (e == null || e.pd != pd || (needWrite && (e.access & AccessFlags.LOCAL_WRITE) == 0)) {
+                return WcStatus.LOC_PROT_ERR;
+            }
+            long off = e.offsetOf(address[i], length[i]);
+            if (off < 0) {
+                return WcStatus.LOC_PROT_ERR;
+            }
+            outSegment[i] = e.segment;
+            outOffset[i] = off;
+        }
+        return null;
+    }
+
+    /** Copies {@code len} bytes starting at message offset {@code msgOffset} of the SGE list into {@code dst}. */
+    static void gather(int n, MemorySegment[] seg, long[] off, long[] length, long msgOffset,
+                       MemorySegment dst, long dstOffset, long len) {
+        int i = 0;
+        long skip = msgOffset;
+        while (i < n && skip >= length[i]) {
+            skip -= length[i];
+            i++;
+        }
+        while (len > 0 && i < n) {
+            long chunk = Math.min(len, length[i] - skip);
+            MemorySegment.copy(seg[i], off[i] + skip, dst, dstOffset, chunk);
+            dstOffset += chunk;
+            len -= chunk;
+            skip = 0;
+            i++;
+        }
+    }
+
+    /** Copies {@code len} bytes of {@code src} into the SGE list at message offset {@code msgOffset}. */
+    static void scatter(MemorySegment src, long srcOffset, long len, int n, MemorySegment[] seg, long[] off,
+                        long[] length, long msgOffset) {
+        int i = 0;
+        long skip = msgOffset;
+        while (i < n && skip >= length[i]) {
+            skip -= length[i];
+            i++;
+        }
+        while (len > 0 && i < n) {
+            long chunk = Math.min(len, length[i] - skip);
+            MemorySegment.copy(src, srcOffset, seg[i], off[i] + skip, chunk);
+            srcOffset += chunk;
+            len -= chunk;
+            skip = 0;
+            i++;
+        }
+    }
+}

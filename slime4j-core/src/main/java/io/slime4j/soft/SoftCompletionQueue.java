@@ -1,0 +1,205 @@
+package io.slime4j.soft;
+
+import io.slime4j.verbs.CompletionQueue;
+import io.slime4j.verbs.CompletionQueueOverflowException;
+import io.slime4j.verbs.Counter;
+import io.slime4j.verbs.WcOpcode;
+import io.slime4j.verbs.WcStatus;
+import io.slime4j.verbs.WorkCompletion;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * A completion ring with one producer, the device's progress agent, and any number of pollers
+ * (serialised by a lock). Entries are pre-allocated columns; producing and polling allocate
+ * nothing. Polling a send-side completion retires its send-queue slots (and those of every
+ * earlier unsignaled request), which is what makes room for new posts.
+ */
+final class SoftCompletionQueue implements CompletionQueue {
+    private static final VarHandle TAIL;
+    private static final WcStatus[] STATUSES = WcStatus.values();
+    private static final WcOpcode[] OPCODES = WcOpcode.values();
+
+    static {
+        try {
+            TAIL = MethodHandles.lookup().findVarHandle(SoftCompletionQueue.class, "tail", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final SoftDevice device;
+    private final int capacity;
+    private final int mask;
+    private final long[] wrId;
+    private final byte[] status;
+    private final byte[] opcode;
+    private final int[] byteLength;
+    private final int[] immediate;
+    private final boolean[] hasImmediate;
+    private final SoftQueuePair[] qp;
+    private final long[] ssn;
+
+    @SuppressWarnings("unused") // accessed through TAIL
+    private volatile long tail;
+    private volatile long head;
+    private volatile boolean overflowed;
+    private volatile int waiters;
+    private volatile boolean closed;
+    private long lostCompletions;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition notEmpty = lock.newCondition();
+
+    SoftCompletionQueue(SoftDevice device, int capacity) {
+        if (capacity < 1 || capacity > (1 << 24)) {
+            throw new IllegalArgumentException("completion queue capacity must be in 1..16777216, was " + capacity);
+        }
+        this.device = device;
+        this.capacity = capacity;
+        int size = Integer.highestOneBit(capacity - 1 == 0 ? 1 : capacity - 1) << 1;
+        if (size < capacity) {
+            size = capacity;
+        }
+        this.mask = size - 1;
+        wrId = new long[size];
+        status = new byte[size];
+        opcode = new byte[size];
+        byteLength = new int[size];
+        immediate = new int[size];
+        hasImmediate = new boolean[size];
+        qp = new SoftQueuePair[size];
+        ssn = new long[size];
+    }
+
+    SoftDevice device() {
+        return device;
+    }
+
+    /**
+     * Appends a completion (progress agent only). {@code sendSsn} is the send sequence number the
+     * completion retires, or -1 for receive completions.
+     *
+     * @return false if the queue overflowed (the completion is counted as lost and the queue
+     *         reports the overflow)
+     */
+    boolean push(SoftQueuePair owner, long sendSsn, long id, WcStatus st, WcOpcode op, int bytes, int imm, boolean withImm) {
+        long t = tail;
+        if (t - head >= capacity) {
+            lostCompletions++;
+            if (!overflowed) {
+                overflowed = true;
+                device.onCompletionQueueOverflow(this);
+            }
+            wakeWaiters();
+            return false;
+        }
+        int i = (int) (t & mask);
+        wrId[i] = id;
+        status[i] = (byte) st.ordinal();
+        opcode[i] = (byte) op.ordinal();
+        byteLength[i] = bytes;
+        immediate[i] = imm;
+        hasImmediate[i] = withImm;
+        qp[i] = owner;
+        ssn[i] = sendSsn;
+        TAIL.setRelease(this, t + 1);
+        owner.countersSet().increment(Counter.COMPLETIONS_GENERATED);
+        if (waiters > 0) {
+            wakeWaiters();
+        }
+        return true;
+    }
+
+    private void wakeWaiters() {
+        lock.lock();
+        try {
+            notEmpty.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public int capacity() {
+        return capacity;
+    }
+
+    @Override
+    public int poll(WorkCompletion[] into) {
+        int n;
+        lock.lock();
+        try {
+            n = drain(into);
+        } finally {
+            lock.unlock();
+        }
+        if (n == 0 && overflowed) {
+            throw new CompletionQueueOverflowException("completion queue of device " + device.name()
+                    + " overflowed (capacity " + capacity + ", " + lostCompletions
+                    + " completions lost); its queue pairs were moved to ERR: poll more often or create a larger queue");
+        }
+        return n;
+    }
+
+    private int drain(WorkCompletion[] into) {
+        long h = head;
+        long t = (long) TAIL.getAcquire(this);
+        int n = (int) Math.min(t - h, into.length);
+        for (int k = 0; k < n; k++) {
+            int i = (int) ((h + k) & mask);
+            SoftQueuePair owner = qp[i];
+            into[k].set(wrId[i], STATUSES[status[i]], OPCODES[opcode[i]], byteLength[i], immediate[i],
+                    hasImmediate[i], owner.qpn());
+            if (ssn[i] >= 0) {
+                owner.retireSendsUpTo(ssn[i]);
+            }
+            owner.countersSet().increment(Counter.COMPLETIONS_POLLED);
+            qp[i] = null;
+        }
+        head = h + n;
+        return n;
+    }
+
+    @Override
+    public int await(WorkCompletion[] into, long timeout, TimeUnit unit) throws InterruptedException {
+        long deadline = System.nanoTime() + unit.toNanos(timeout);
+        while (true) {
+            int n = poll(into);
+            if (n > 0) {
+                return n;
+            }
+            long remaining = deadline - System.nanoTime();
+            if (remaining <= 0 || closed) {
+                return 0;
+            }
+            lock.lock();
+            try {
+                waiters++;
+                try {
+                    while ((long) TAIL.getAcquire(this) == head && !overflowed && !closed && remaining > 0) {
+                        remaining = notEmpty.awaitNanos(remaining);
+                    }
+                } finally {
+                    waiters--;
+                }
+            } finally {
+                lock.unlock();
+            }
+        }
+    }
+
+    @Override
+    public boolean isOverflowed() {
+        return overflowed;
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        wakeWaiters();
+    }
+}

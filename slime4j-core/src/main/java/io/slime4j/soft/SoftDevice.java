@@ -1,0 +1,384 @@
+package io.slime4j.soft;
+
+import static io.slime4j.soft.HeaderFlyweight.*;
+
+import io.slime4j.verbs.CompletionQueue;
+import io.slime4j.verbs.Counter;
+import io.slime4j.verbs.Counters;
+import io.slime4j.verbs.ProtectionDomain;
+import io.slime4j.verbs.QpConfig;
+import io.slime4j.verbs.QueuePair;
+import io.slime4j.verbs.VerbsDevice;
+import io.slime4j.verbs.VerbsException;
+import io.slime4j.wire.PacketHandler;
+import io.slime4j.wire.Wire;
+import io.slime4j.wire.WireAddress;
+import io.slime4j.wire.WirePort;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * A software RDMA device: the verbs API implemented by a reliable-connection engine over a
+ * {@link Wire}. One {@link ProgressAgent} thread owns all protocol state of the device's queue
+ * pairs (no locks on the data path); application threads post into queue pair rings and poll
+ * completion queues.
+ *
+ * <pre>{@code
+ * Wire wire = new InprocWire();
+ * try (SoftDevice a = SoftDevice.open(wire, "a", SoftConfig.defaults())) { ... }
+ * }</pre>
+ */
+public final class SoftDevice implements VerbsDevice {
+    private static final Logger LOG = LoggerFactory.getLogger(SoftDevice.class);
+    private static final AtomicInteger NAMES = new AtomicInteger();
+    private static final int RECEIVE_BATCH = 256;
+    private static final int MAX_QPS = 1 << 16;
+    private static final long QUIESCENCE_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(5);
+
+    private final String name;
+    private final SoftConfig config;
+    private final WirePort port;
+    private final KeyTable keyTable = new KeyTable();
+    private final CounterSet counters = new CounterSet(null);
+    private final TimerWheel timers;
+    private final ProgressAgent agent;
+    private final ConcurrentLinkedQueue<Runnable> commands = new ConcurrentLinkedQueue<>();
+    private final HeaderFlyweight txHeader = new HeaderFlyweight();
+    private final HeaderFlyweight rxHeader = new HeaderFlyweight();
+    private final MemorySegment scratch8 = Arena.ofAuto().allocate(8, 8);
+    private final PacketHandler packetHandler = this::onPacket;
+    private final TimerWheel.Handler timeoutHandler =
+            (t, now) -> ((SendSegment) t).owner.onTimeout((SendSegment) t, now);
+    private volatile SoftQueuePair[] queuePairs = new SoftQueuePair[0];
+    private final SoftQueuePair[] byQpn = new SoftQueuePair[MAX_QPS + 1];
+    private int nextQpn = 1;
+    private volatile boolean closed;
+    private long now;
+
+    private SoftDevice(WirePort port, SoftConfig config) {
+        this.port = port;
+        this.config = config;
+        this.name = config.name().isEmpty() ? "soft-" + NAMES.incrementAndGet() : config.name();
+        long tick = config.timerTick().toNanos();
+        this.timers = new TimerWheel(tick, 4096, System.nanoTime());
+        this.txHeader.wrap(Arena.ofAuto().allocate(port.maxPacketSize(), 64));
+        this.agent = new ProgressAgent(this, config);
+        port.onReceivable(agent::wakeup);
+        agent.start();
+        LOG.debug("device {} open at {}", name, port.localAddress().text());
+    }
+
+    /** Opens a device on an already bound port; the device owns and closes the port. */
+    public static SoftDevice open(WirePort port, SoftConfig config) {
+        return new SoftDevice(port, config);
+    }
+
+    /** Binds a port of {@code wire} at {@code address} and opens a device on it. */
+    public static SoftDevice open(Wire wire, String address, SoftConfig config) {
+        return new SoftDevice(wire.bind(address), config);
+    }
+
+    // ---------------------------------------------------------------- VerbsDevice
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public String address() {
+        return port.localAddress().text();
+    }
+
+    @Override
+    public ProtectionDomain allocateProtectionDomain() {
+        checkOpen();
+        return new SoftProtectionDomain(this);
+    }
+
+    @Override
+    public CompletionQueue createCompletionQueue(int capacity) {
+        checkOpen();
+        return new SoftCompletionQueue(this, capacity);
+    }
+
+    @Override
+    public synchronized QueuePair createQueuePair(ProtectionDomain pd, QpConfig qpConfig, CompletionQueue sendCq,
+                                                  CompletionQueue recvCq) {
+        checkOpen();
+        if (!(pd instanceof SoftProtectionDomain spd) || spd.device() != this) {
+            throw new IllegalArgumentException("protection domain does not belong to device " + name);
+        }
+        SoftCompletionQueue scq = ownCq(sendCq, "send");
+        SoftCompletionQueue rcq = ownCq(recvCq, "receive");
+        if (qpConfig == null) {
+            throw new IllegalArgumentException("QpConfig must not be null");
+        }
+        int qpn = allocateQpn();
+        SoftQueuePair qp = new SoftQueuePair(this, qpn, spd, qpConfig, scq, rcq);
+        byQpn[qpn] = qp;
+        SoftQueuePair[] all = Arrays.copyOf(queuePairs, queuePairs.length + 1);
+        all[all.length - 1] = qp;
+        queuePairs = all;
+        return qp;
+    }
+
+    private SoftCompletionQueue ownCq(CompletionQueue cq, String what) {
+        if (!(cq instanceof SoftCompletionQueue scq) || scq.device() != this) {
+            throw new IllegalArgumentException(what + " completion queue does not belong to device " + name);
+        }
+        return scq;
+    }
+
+    private int allocateQpn() {
+        for (int i = 0; i < MAX_QPS; i++) {
+            int qpn = nextQpn;
+            nextQpn = nextQpn == MAX_QPS ? 1 : nextQpn + 1;
+            if (byQpn[qpn] == null) {
+                return qpn;
+            }
+        }
+        throw new VerbsException("device " + name + " has " + MAX_QPS + " queue pairs already");
+    }
+
+    /** Removes a queue pair once the agent has flushed it. */
+    void destroyQueuePair(SoftQueuePair qp) {
+        runOnAgent(() -> {
+            qp.enterError();
+            synchronized (this) {
+                if (byQpn[qp.qpn()] == qp) {
+                    byQpn[qp.qpn()] = null;
+                    SoftQueuePair[] all = queuePairs;
+                    int n = 0;
+                    SoftQueuePair[] kept = new SoftQueuePair[all.length];
+                    for (SoftQueuePair q : all) {
+                        if (q != qp) {
+                            kept[n++] = q;
+                        }
+                    }
+                    queuePairs = Arrays.copyOf(kept, n);
+                }
+            }
+        });
+    }
+
+    @Override
+    public Counters counters() {
+        return counters;
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            if (!agent.stop(5_000)) {
+                LOG.warn("progress agent of {} did not stop within 5 s", name);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        // the agent has stopped: this thread is now the only producer of completions
+        for (SoftQueuePair qp : queuePairs) {
+            qp.enterError();
+        }
+        runCommands();
+        port.close();
+        LOG.debug("device {} closed; counters {}", name, counters);
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw new VerbsException("device " + name + " is closed");
+        }
+    }
+
+    // ---------------------------------------------------------------- engine services
+
+    SoftConfig softConfig() {
+        return config;
+    }
+
+    KeyTable keyTable() {
+        return keyTable;
+    }
+
+    CounterSet countersSet() {
+        return counters;
+    }
+
+    TimerWheel timers() {
+        return timers;
+    }
+
+    HeaderFlyweight txHeader() {
+        return txHeader;
+    }
+
+    MemorySegment scratch8() {
+        return scratch8;
+    }
+
+    WireAddress resolve(String address) {
+        return port.resolve(address);
+    }
+
+    void wakeup() {
+        agent.wakeup();
+    }
+
+    /** Runs {@code command} on the agent thread (or here, if the agent has stopped). */
+    void runOnAgent(Runnable command) {
+        if (!agent.isRunning() || Thread.currentThread() == agent.thread()) {
+            command.run();
+            return;
+        }
+        commands.add(command);
+        agent.wakeup();
+    }
+
+    /**
+     * Returns once every memory access the agent may have begun before this call has ended: waits
+     * for two complete duty cycles (bounded; not needed on the agent thread or once it stopped).
+     */
+    void awaitQuiescence() {
+        if (!agent.isRunning() || Thread.currentThread() == agent.thread()) {
+            return;
+        }
+        long target = agent.cycles() + 2;
+        long deadline = System.nanoTime() + QUIESCENCE_TIMEOUT_NANOS;
+        while (agent.cycles() < target && agent.isRunning()) {
+            agent.wakeup();
+            if (System.nanoTime() - deadline > 0) {
+                LOG.warn("device {}: agent did not complete a cycle within 5 s during deregistration", name);
+                return;
+            }
+            LockSupport.parkNanos(10_000);
+        }
+    }
+
+    /** Waits until the agent ran {@code command}; bounded. */
+    void runOnAgentAndWait(Runnable command, long timeoutMillis) {
+        CountDownLatch done = new CountDownLatch(1);
+        runOnAgent(() -> {
+            try {
+                command.run();
+            } finally {
+                done.countDown();
+            }
+        });
+        try {
+            if (!done.await(timeoutMillis, TimeUnit.MILLISECONDS)) {
+                throw new VerbsException("device " + name + ": progress agent did not respond within "
+                        + timeoutMillis + " ms");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new VerbsException("interrupted while waiting for the progress agent of " + name, e);
+        }
+    }
+
+    /** Sends the packet built in the transmit buffer to {@code qp}'s peer. */
+    void transmit(SoftQueuePair qp, int length, boolean priority) {
+        if (port.send(qp.peerAddress(), txHeader.segment(), length, priority)) {
+            CounterSet c = qp.countersSet();
+            c.increment(Counter.PACKETS_SENT);
+            c.add(Counter.BYTES_SENT, length);
+        } else {
+            qp.countersSet().increment(Counter.SEND_DROPS);
+        }
+    }
+
+    /** A completion queue overflowed: every queue pair reporting to it fails. */
+    void onCompletionQueueOverflow(SoftCompletionQueue cq) {
+        LOG.warn("device {}: completion queue of capacity {} overflowed; failing its queue pairs", name, cq.capacity());
+        for (SoftQueuePair qp : queuePairs) {
+            if (qp.sendCq() == cq || qp.recvCq() == cq) {
+                qp.modifyToError();
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- the duty cycle
+
+    /** One duty cycle: commands, received packets, timers, then every queue pair. */
+    int doWork(long nowNanos) {
+        this.now = nowNanos;
+        int work = runCommands();
+        work += port.receive(packetHandler, RECEIVE_BATCH);
+        work += timers.poll(nowNanos, timeoutHandler);
+        for (SoftQueuePair qp : queuePairs) {
+            work += qp.doWork(nowNanos);
+        }
+        return work;
+    }
+
+    private int runCommands() {
+        int n = 0;
+        Runnable c;
+        while ((c = commands.poll()) != null) {
+            c.run();
+            n++;
+        }
+        return n;
+    }
+
+    private void onPacket(MemorySegment packet, int length, WireAddress from) {
+        HeaderFlyweight h = rxHeader.wrap(packet);
+        if (!h.isWellFormed(length)) {
+            counters.increment(Counter.BAD_PACKETS);
+            return;
+        }
+        int qpn = h.destQpn();
+        SoftQueuePair qp = qpn > 0 && qpn <= MAX_QPS ? byQpn[qpn] : null;
+        if (qp == null || !qp.isActive()) {
+            counters.increment(Counter.UNKNOWN_DESTINATION);
+            return;
+        }
+        if (h.token() != qp.localToken()) {
+            qp.countersSet().increment(Counter.BAD_TOKEN);
+            return;
+        }
+        if (!from.equals(qp.peerAddress())) {
+            qp.countersSet().increment(Counter.UNKNOWN_SOURCE);
+            return;
+        }
+        CounterSet c = qp.countersSet();
+        c.increment(Counter.PACKETS_RECEIVED);
+        c.add(Counter.BYTES_RECEIVED, length);
+        if (h.type() == TYPE_ACK) {
+            qp.requester().onAckPacket(h, (int) h.operand2(), now);
+            return;
+        }
+        if ((h.flags() & F_ACK) != 0) {
+            qp.requester().onCumulativeAck(h.ackPsn());
+        }
+        qp.responder().onPacket(h, packet, length, now);
+    }
+
+    /** A one-line-per-queue-pair dump of protocol state, for diagnostics. */
+    String debugState() {
+        StringBuilder sb = new StringBuilder();
+        for (SoftQueuePair qp : queuePairs) {
+            sb.append(qp).append(": ").append(qp.requester().debugState()).append(" | ")
+                    .append(qp.responder().debugState()).append('\n');
+        }
+        return sb.append("timers=").append(timers.size()).toString();
+    }
+
+    @Override
+    public String toString() {
+        return "SoftDevice{" + name + " at " + address() + "}";
+    }
+}
