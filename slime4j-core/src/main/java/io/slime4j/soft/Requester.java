@@ -18,6 +18,9 @@ import java.util.ArrayDeque;
  */
 final class Requester {
     private static final int BURST = 64;
+    /** Congestion window floor: random (non-congestive) loss must not starve a queue pair. */
+    private static final int MIN_CWND = 16;
+    private static final long MIN_REORDER_WINDOW_NANOS = 50_000;
 
     private final SoftQueuePair qp;
     private final SoftDevice device;
@@ -49,6 +52,13 @@ final class Requester {
     private int pipe;
     private int recoveryPsn;
     private boolean inRecovery;
+    /** Smoothed round-trip time of never-retransmitted segments. */
+    private double srttNanos;
+    private long lastProgressNanos;
+    private boolean probeSent;
+    /** One past the highest SACKed PSN; holes below it are candidates for loss detection. */
+    private int highestSacked;
+    private long lastLossScanNanos;
 
     Requester(SoftQueuePair qp, SoftDevice device, int initialPsn) {
         this.qp = qp;
@@ -59,6 +69,7 @@ final class Requester {
         this.windowMask = w - 1;
         this.sndUna = initialPsn;
         this.sndNxt = initialPsn;
+        this.highestSacked = initialPsn;
         this.ackTimeoutNanos = config.ackTimeout().toNanos();
         this.rnrTimerNanos = config.rnrTimer().toNanos();
         long total = 0;
@@ -67,6 +78,7 @@ final class Requester {
         }
         this.responseTimeoutNanos = total + ackTimeoutNanos;
         this.cwnd = device.softConfig().initialCongestionWindow();
+        this.srttNanos = Math.min(ackTimeoutNanos / 4.0, 1_000_000);
         this.ssthresh = w;
     }
 
@@ -82,6 +94,10 @@ final class Requester {
                 return completeInOrder();
             }
             rnrWaiting = false;
+        }
+        probeTail(now);
+        if (before(sndUna, highestSacked) && now - lastLossScanNanos > reorderWindow() / 2) {
+            fastRetransmit(highestSacked, now);
         }
         work += sendRetransmits(now);
         work += sendResponses(now);
@@ -310,8 +326,11 @@ final class Requester {
             h.flags(h.flags() | F_ERROR).immediate(WcStatus.REM_ACCESS_ERR.ordinal());
             length = HEADER_LENGTH;
         }
+        s.sentAt = now;
         if (!retransmission) {
             device.timers().schedule(s, now + ackTimeoutNanos);
+        } else {
+            s.retransmitted = true;
         }
         boolean priority = length <= device.softConfig().tinyMessageSize();
         device.transmit(qp, length, priority);
@@ -345,6 +364,27 @@ final class Requester {
             sent++;
         }
         return sent;
+    }
+
+    /**
+     * Tail loss probe: when nothing was acknowledged for two round trips while data is in flight,
+     * resend the oldest segment once, so that the receiver answers with SACK information instead of
+     * leaving the loss to the retransmit timer.
+     */
+    private long reorderWindow() {
+        return Math.max(MIN_REORDER_WINDOW_NANOS, (long) (srttNanos / 4));
+    }
+
+    private void probeTail(long now) {
+        if (sndUna == sndNxt || probeSent
+                || now - lastProgressNanos < 2 * srttNanos + device.softConfig().ackDelay().toNanos()) {
+            return;
+        }
+        SendSegment s = window[sndUna & windowMask];
+        if (!s.sacked && !s.acked && now - s.sentAt > 2 * srttNanos) {
+            probeSent = true;
+            queueRetransmit(s);
+        }
     }
 
     private long backoff(int retries) {
@@ -381,10 +421,9 @@ final class Requester {
         } else {
             s.retries++;
         }
-        s.fastRetransmitted = false;
         if (!inRecovery || !before(s.psn, recoveryPsn)) {
-            ssthresh = Math.max(2, pipe / 2.0);
-            cwnd = Math.max(2, cwnd / 2);
+            ssthresh = Math.max(MIN_CWND, cwnd / 2);
+            cwnd = ssthresh;
             inRecovery = true;
             recoveryPsn = sndNxt;
         }
@@ -405,7 +444,7 @@ final class Requester {
     // ---------------------------------------------------------------- acknowledgements
 
     /** A cumulative ACK: every PSN before {@code ackPsn} was received and executed. */
-    void onCumulativeAck(int ackPsn) {
+    void onCumulativeAck(int ackPsn, long now) {
         if (before(ackPsn, sndUna) || before(sndNxt, ackPsn)) {
             return; // old (reordered) or beyond what we sent
         }
@@ -431,7 +470,17 @@ final class Requester {
             s.wqe = null;
             s.job = null;
         }
+        SendSegment newest = window[(ackPsn - 1) & windowMask];
+        if (!newest.retransmitted && newest.sentAt != 0) {
+            long sample = now - newest.sentAt;
+            srttNanos = srttNanos + (sample - srttNanos) / 8;
+        }
         sndUna = ackPsn;
+        if (before(highestSacked, sndUna)) {
+            highestSacked = sndUna;
+        }
+        lastProgressNanos = now;
+        probeSent = false;
         rnrRetriesUsed = 0;
         if (readAtomicUnacked && before(lastReadAtomicPsn, sndUna)) {
             readAtomicUnacked = false;
@@ -452,18 +501,18 @@ final class Requester {
         switch (syndrome) {
             case SYNDROME_ACK -> {
                 boolean duplicate = ackPsn == sndUna && sndUna != sndNxt;
-                onCumulativeAck(ackPsn);
+                onCumulativeAck(ackPsn, now);
                 int highest = h.length() > 0 ? applySack(h, h.length()) : sndUna;
                 boolean goBack = (h.flags() & F_GO_BACK) != 0;
                 if (goBack) {
                     highest = sndNxt;
                 }
-                if ((duplicate || goBack) && sndUna != sndNxt) {
-                    fastRetransmit(before(sndUna, highest) ? highest : sndUna + 1);
+                if ((duplicate || goBack || h.length() > 0) && sndUna != sndNxt) {
+                    fastRetransmit(before(sndUna, highest) ? highest : sndUna + 1, now);
                 }
             }
             case SYNDROME_RNR_NAK -> onRnrNak(h.psn(), now);
-            default -> onErrorNak(h.psn(), syndrome);
+            default -> onErrorNak(h.psn(), syndrome, now);
         }
     }
 
@@ -490,18 +539,25 @@ final class Requester {
                 if (before(highest, psn + 1)) {
                     highest = psn + 1;
                 }
+                if (before(highestSacked, psn + 1)) {
+                    highestSacked = psn + 1;
+                }
             }
         }
         return highest;
     }
 
-    /** Duplicate ACK: resend the un-SACKed segments below {@code highest}, each once until its timer fires. */
-    private void fastRetransmit(int highest) {
+    /**
+     * Time-based loss detection (as TCP RACK): an un-SACKed segment below {@code highest} whose last
+     * transmission is older than the reordering window is taken as lost and sent again.
+     */
+    private void fastRetransmit(int highest, long now) {
+        long reorderWindow = reorderWindow();
+        lastLossScanNanos = now;
         boolean any = false;
         for (int psn = sndUna; before(psn, highest); psn++) {
             SendSegment s = window[psn & windowMask];
-            if (!s.sacked && !s.acked && !s.fastRetransmitted) {
-                s.fastRetransmitted = true;
+            if (!s.sacked && !s.acked && !s.queuedForRetransmit && now - s.sentAt > reorderWindow) {
                 queueRetransmit(s);
                 qp.countersSet().increment(Counter.FAST_RETRANSMITS);
                 any = true;
@@ -510,7 +566,7 @@ final class Requester {
         if (any && !inRecovery) {
             inRecovery = true;
             recoveryPsn = sndNxt;
-            ssthresh = Math.max(2, cwnd / 2);
+            ssthresh = Math.max(MIN_CWND, cwnd / 2);
             cwnd = ssthresh;
         }
     }
@@ -520,7 +576,7 @@ final class Requester {
         if (!inWindow(psn)) {
             return;
         }
-        onCumulativeAck(psn);
+        onCumulativeAck(psn, now);
         if (config.rnrRetry() != QpConfig.RNR_RETRY_INFINITE && ++rnrRetriesUsed > config.rnrRetry()) {
             failAt(psn, WcStatus.RNR_RETRY_EXC_ERR);
             return;
@@ -538,12 +594,12 @@ final class Requester {
         }
     }
 
-    private void onErrorNak(int psn, int syndrome) {
+    private void onErrorNak(int psn, int syndrome, long now) {
         qp.countersSet().increment(Counter.NAKS_RECEIVED);
         if (!inWindow(psn)) {
             return;
         }
-        onCumulativeAck(psn);
+        onCumulativeAck(psn, now);
         WcStatus status = switch (syndrome) {
             case SYNDROME_NAK_REMOTE_ACCESS -> WcStatus.REM_ACCESS_ERR;
             case SYNDROME_NAK_INVALID_REQUEST -> WcStatus.REM_INV_REQ_ERR;

@@ -19,7 +19,10 @@ final class SendSegment extends TimerWheel.Timer {
     boolean sacked;
     boolean acked;
     boolean queuedForRetransmit;
-    boolean fastRetransmitted;
+    /** Whether it was ever sent again (its ACK then gives no RTT sample: Karn's rule). */
+    boolean retransmitted;
+    /** When it was last put on the wire. */
+    long sentAt;
     int retries;
 
     SendSegment(Requester owner) {
@@ -37,7 +40,8 @@ final class SendSegment extends TimerWheel.Timer {
         this.sacked = false;
         this.acked = false;
         this.queuedForRetransmit = false;
-        this.fastRetransmitted = false;
+        this.retransmitted = false;
+        this.sentAt = 0;
         this.retries = 0;
     }
 }

@@ -362,7 +362,7 @@ public final class SoftDevice implements VerbsDevice {
             return;
         }
         if ((h.flags() & F_ACK) != 0) {
-            qp.requester().onCumulativeAck(h.ackPsn());
+            qp.requester().onCumulativeAck(h.ackPsn(), now);
         }
         qp.responder().onPacket(h, packet, length, now);
     }
