@@ -54,6 +54,7 @@ final class Requester {
     private boolean inRecovery;
     /** Smoothed round-trip time of never-retransmitted segments. */
     private double srttNanos;
+    private double rttVarNanos;
     private long lastProgressNanos;
     private boolean probeSent;
     /** One past the highest SACKed PSN; holes below it are candidates for loss detection. */
@@ -79,6 +80,7 @@ final class Requester {
         this.responseTimeoutNanos = total + ackTimeoutNanos;
         this.cwnd = device.softConfig().initialCongestionWindow();
         this.srttNanos = Math.min(ackTimeoutNanos / 4.0, 1_000_000);
+        this.rttVarNanos = srttNanos / 2;
         this.ssthresh = w;
     }
 
@@ -328,7 +330,7 @@ final class Requester {
         }
         s.sentAt = now;
         if (!retransmission) {
-            device.timers().schedule(s, now + ackTimeoutNanos);
+            device.timers().schedule(s, now + rto());
         } else {
             s.retransmitted = true;
         }
@@ -376,19 +378,28 @@ final class Requester {
     }
 
     private void probeTail(long now) {
-        if (sndUna == sndNxt || probeSent
-                || now - lastProgressNanos < 2 * srttNanos + device.softConfig().ackDelay().toNanos()) {
+        long probeTimeout = Math.max((long) (2 * srttNanos) + device.softConfig().ackDelay().toNanos(),
+                ackTimeoutNanos / 2);
+        if (sndUna == sndNxt || probeSent || now - lastProgressNanos < probeTimeout) {
             return;
         }
         SendSegment s = window[sndUna & windowMask];
-        if (!s.sacked && !s.acked && now - s.sentAt > 2 * srttNanos) {
+        if (!s.sacked && !s.acked && now - s.sentAt > probeTimeout) {
             probeSent = true;
             queueRetransmit(s);
         }
     }
 
+    /**
+     * The retransmit timeout: the configured ACK timeout, or more when the measured round trip
+     * (queueing included) needs it, so that a deep queue does not cause spurious retransmissions.
+     */
+    private long rto() {
+        return Math.max(ackTimeoutNanos, (long) (srttNanos + 4 * rttVarNanos));
+    }
+
     private long backoff(int retries) {
-        return ackTimeoutNanos * Math.min(1L << Math.min(retries, 20), QpConfig.MAX_BACKOFF);
+        return rto() * Math.min(1L << Math.min(retries, 20), QpConfig.MAX_BACKOFF);
     }
 
     private boolean inWindow(int psn) {
@@ -473,7 +484,8 @@ final class Requester {
         SendSegment newest = window[(ackPsn - 1) & windowMask];
         if (!newest.retransmitted && newest.sentAt != 0) {
             long sample = now - newest.sentAt;
-            srttNanos = srttNanos + (sample - srttNanos) / 8;
+            rttVarNanos += (Math.abs(sample - srttNanos) - rttVarNanos) / 4;
+            srttNanos += (sample - srttNanos) / 8;
         }
         sndUna = ackPsn;
         if (before(highestSacked, sndUna)) {
