@@ -29,7 +29,7 @@ import java.nio.ByteOrder;
  *  |     immediate data, or the status of an error response        | 40
  *  +---------------------------------------------------------------+
  *  |  length: whole message (SEND, WRITE), read length (READ_REQ), | 44
- *  |  SACK block count (ACK)                                       |
+ *  |  SACK bitmap length in bits (ACK)                             |
  *  +---------------------------------------------------------------+
  *  |  operand 1 (64): payload offset in its message (SEND, WRITE), | 48
  *  |  requester's send sequence number (READ_REQ/RESP, ATOMIC_*)   |
@@ -38,8 +38,8 @@ import java.nio.ByteOrder;
  *  |  (ATOMIC_RESP), syndrome (ACK), message sequence number of    |
  *  |  a receive-consuming message (SEND, WRITE)                    |
  *  +---------------------------------------------------------------+
- *  |  payload (data packets) or SACK blocks (ACK): start PSN (32), | 64
- *  |  count (32) per block                                         |
+ *  |  payload (data packets) or SACK bitmap (ACK): 64-bit words,   | 64
+ *  |  bit i set = PSN (ACK + 1 + i) was received                   |
  * </pre>
  *
  * ATOMIC_REQ carries its swap value in the first 8 payload bytes. The message sequence number
@@ -100,7 +100,8 @@ final class HeaderFlyweight {
     static final int SYNDROME_NAK_INVALID_REQUEST = 3;
     static final int SYNDROME_NAK_REMOTE_OPERATION = 4;
 
-    static final int SACK_BLOCK_LENGTH = 8;
+    /** Most SACK bits an ACK carries (beyond the cumulative ACK). */
+    static final int MAX_SACK_BITS = 8192;
 
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
@@ -168,13 +169,18 @@ final class HeaderFlyweight {
             return false;
         }
         if (type == TYPE_ACK) {
-            int blocks = length();
-            return blocks >= 0 && blocks <= 64 && length >= HEADER_LENGTH + blocks * SACK_BLOCK_LENGTH;
+            int bits = length();
+            return bits >= 0 && bits <= MAX_SACK_BITS && length >= HEADER_LENGTH + sackBytes(bits);
         }
         if (type == TYPE_ATOMIC_REQ) {
             return length >= HEADER_LENGTH + 8;
         }
         return true;
+    }
+
+    /** Bytes of a SACK bitmap of {@code bits} bits. */
+    static int sackBytes(int bits) {
+        return ((bits + 63) >>> 6) * 8;
     }
 
     /** Wraparound-safe "a is before b" for 32-bit sequence numbers. */

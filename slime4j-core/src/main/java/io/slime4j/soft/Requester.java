@@ -55,11 +55,13 @@ final class Requester {
     /** Smoothed round-trip time of never-retransmitted segments. */
     private double srttNanos;
     private double rttVarNanos;
-    private long lastProgressNanos;
-    private boolean probeSent;
+    private long lastDeliveryNanos;
+    private long lastProbeNanos;
     /** One past the highest SACKed PSN; holes below it are candidates for loss detection. */
     private int highestSacked;
     private long lastLossScanNanos;
+    /** Latest send time among segments known delivered (SACKed or ACKed): RACK's reference point. */
+    private long newestDeliveredSentAt;
 
     Requester(SoftQueuePair qp, SoftDevice device, int initialPsn) {
         this.qp = qp;
@@ -237,7 +239,6 @@ final class Requester {
             window[i] = s;
         }
         s.reset(psn, type, flags);
-        pipe++;
         return s;
     }
 
@@ -329,6 +330,7 @@ final class Requester {
             length = HEADER_LENGTH;
         }
         s.sentAt = now;
+        enterPipe(s);
         if (!retransmission) {
             device.timers().schedule(s, now + rto());
         } else {
@@ -338,6 +340,21 @@ final class Requester {
         device.transmit(qp, length, priority);
         qp.responder().ackCarried();
         return true;
+    }
+
+    private void enterPipe(SendSegment s) {
+        if (!s.inPipe) {
+            s.inPipe = true;
+            pipe++;
+        }
+    }
+
+    /** The segment left the network: delivered, or judged lost. */
+    private void leavePipe(SendSegment s) {
+        if (s.inPipe) {
+            s.inPipe = false;
+            pipe--;
+        }
     }
 
     private int buildReadPayload(HeaderFlyweight h, ResponseJob j, SendSegment s, int length) {
@@ -361,7 +378,11 @@ final class Requester {
                 continue;
             }
             transmit(s, now, true);
-            device.timers().schedule(s, now + backoff(s.retries));
+            if (!s.isScheduled()) {
+                // after a timeout; a fast retransmission leaves the running timer alone, so that
+                // timeouts keep spending the retry budget while the peer is silent
+                device.timers().schedule(s, now + backoff(s.retries));
+            }
             qp.countersSet().increment(Counter.RETRANSMITS);
             sent++;
         }
@@ -369,10 +390,20 @@ final class Requester {
     }
 
     /**
-     * Tail loss probe: when nothing was acknowledged for two round trips while data is in flight,
-     * resend the oldest segment once, so that the receiver answers with SACK information instead of
-     * leaving the loss to the retransmit timer.
+     * Tail loss probe: when nothing was delivered for two round trips (at least half the ACK timeout)
+     * while data is in flight, resend the oldest segment. Its delivery is fresh evidence that lets
+     * loss detection resend every older hole, instead of leaving a lost retransmission to the timer.
      */
+    /**
+     * RACK's rule: a segment is lost when a segment sent after it has been delivered, and either that
+     * one was sent more than a reordering window later or a round trip plus the window has passed.
+     * A segment just sent again is only judged lost on newer evidence, so nothing is resent in a loop.
+     */
+    private boolean isLost(SendSegment s, long now, long reorderWindow) {
+        long lead = newestDeliveredSentAt - s.sentAt;
+        return lead > 0 && (lead > reorderWindow || now - s.sentAt > srttNanos + reorderWindow);
+    }
+
     private long reorderWindow() {
         return Math.max(MIN_REORDER_WINDOW_NANOS, (long) (srttNanos / 4));
     }
@@ -380,12 +411,15 @@ final class Requester {
     private void probeTail(long now) {
         long probeTimeout = Math.max((long) (2 * srttNanos) + device.softConfig().ackDelay().toNanos(),
                 ackTimeoutNanos / 2);
-        if (sndUna == sndNxt || probeSent || now - lastProgressNanos < probeTimeout) {
+        if (sndUna == sndNxt || now - lastDeliveryNanos < probeTimeout || now - lastProbeNanos < probeTimeout) {
             return;
         }
         SendSegment s = window[sndUna & windowMask];
-        if (!s.sacked && !s.acked && now - s.sentAt > probeTimeout) {
-            probeSent = true;
+        if (!s.sacked && !s.acked && !s.queuedForRetransmit && now - s.sentAt > probeTimeout
+                && s.retries < config.retryCount()) {
+            lastProbeNanos = now;
+            s.retries++; // a probe is a retry: it spends from the same budget as a timeout
+            leavePipe(s);
             queueRetransmit(s);
         }
     }
@@ -432,6 +466,7 @@ final class Requester {
         } else {
             s.retries++;
         }
+        leavePipe(s);
         if (!inRecovery || !before(s.psn, recoveryPsn)) {
             ssthresh = Math.max(MIN_CWND, cwnd / 2);
             cwnd = ssthresh;
@@ -467,8 +502,9 @@ final class Requester {
         for (int psn = sndUna; psn != ackPsn; psn++) {
             SendSegment s = window[psn & windowMask];
             device.timers().cancel(s);
+            noteDelivered(s, now);
+            leavePipe(s);
             if (!s.sacked) {
-                pipe--;
                 newly++;
             }
             s.acked = true;
@@ -482,17 +518,13 @@ final class Requester {
             s.job = null;
         }
         SendSegment newest = window[(ackPsn - 1) & windowMask];
-        if (!newest.retransmitted && newest.sentAt != 0) {
-            long sample = now - newest.sentAt;
-            rttVarNanos += (Math.abs(sample - srttNanos) - rttVarNanos) / 4;
-            srttNanos += (sample - srttNanos) / 8;
+        if (!newest.sacked) {
+            sampleRtt(newest, now);
         }
         sndUna = ackPsn;
         if (before(highestSacked, sndUna)) {
             highestSacked = sndUna;
         }
-        lastProgressNanos = now;
-        probeSent = false;
         rnrRetriesUsed = 0;
         if (readAtomicUnacked && before(lastReadAtomicPsn, sndUna)) {
             readAtomicUnacked = false;
@@ -507,6 +539,22 @@ final class Requester {
         }
     }
 
+    private void noteDelivered(SendSegment s, long now) {
+        lastDeliveryNanos = now;
+        if (s.sentAt - newestDeliveredSentAt > 0 || newestDeliveredSentAt == 0) {
+            newestDeliveredSentAt = s.sentAt;
+        }
+    }
+
+    /** A round-trip sample from a segment sent once and acknowledged just now (Karn's rule). */
+    private void sampleRtt(SendSegment s, long now) {
+        if (!s.retransmitted && s.sentAt != 0) {
+            long sample = now - s.sentAt;
+            rttVarNanos += (Math.abs(sample - srttNanos) - rttVarNanos) / 4;
+            srttNanos += (sample - srttNanos) / 8;
+        }
+    }
+
     /** An explicit ACK or NAK packet (with optional SACK blocks). */
     void onAckPacket(HeaderFlyweight h, int syndrome, long now) {
         int ackPsn = h.ackPsn();
@@ -514,7 +562,7 @@ final class Requester {
             case SYNDROME_ACK -> {
                 boolean duplicate = ackPsn == sndUna && sndUna != sndNxt;
                 onCumulativeAck(ackPsn, now);
-                int highest = h.length() > 0 ? applySack(h, h.length()) : sndUna;
+                int highest = h.length() > 0 ? applySack(h, h.length(), now) : sndUna;
                 boolean goBack = (h.flags() & F_GO_BACK) != 0;
                 if (goBack) {
                     highest = sndNxt;
@@ -528,25 +576,27 @@ final class Requester {
         }
     }
 
-    /** Marks SACKed segments; returns one past the highest SACKed PSN (or sndUna). */
-    private int applySack(HeaderFlyweight h, int blocks) {
+    /** Marks the segments the SACK bitmap reports; returns one past the highest (or sndUna). */
+    private int applySack(HeaderFlyweight h, int bits, long now) {
+        int base = h.ackPsn() + 1;
         int highest = sndUna;
-        for (int b = 0; b < blocks; b++) {
-            int start = h.intAt(HEADER_LENGTH + (long) b * SACK_BLOCK_LENGTH);
-            int count = h.intAt(HEADER_LENGTH + (long) b * SACK_BLOCK_LENGTH + 4);
-            if (count <= 0 || count > window.length) {
-                continue;
-            }
-            for (int k = 0; k < count; k++) {
-                int psn = start + k;
-                if (!inWindow(psn)) {
+        int words = (bits + 63) >>> 6;
+        for (int w = 0; w < words; w++) {
+            long v = h.longAt(HEADER_LENGTH + (long) w * 8);
+            while (v != 0) {
+                int b = Long.numberOfTrailingZeros(v);
+                v &= v - 1;
+                int psn = base + w * 64 + b;
+                if (w * 64 + b >= bits || !inWindow(psn)) {
                     continue;
                 }
                 SendSegment s = window[psn & windowMask];
                 if (!s.sacked) {
                     s.sacked = true;
-                    pipe--;
+                    leavePipe(s);
                     device.timers().cancel(s);
+                    noteDelivered(s, now);
+                    sampleRtt(s, now);
                 }
                 if (before(highest, psn + 1)) {
                     highest = psn + 1;
@@ -559,17 +609,15 @@ final class Requester {
         return highest;
     }
 
-    /**
-     * Time-based loss detection (as TCP RACK): an un-SACKed segment below {@code highest} whose last
-     * transmission is older than the reordering window is taken as lost and sent again.
-     */
+    /** Loss detection (as TCP RACK): resends the un-SACKed segments below {@code highest} judged lost. */
     private void fastRetransmit(int highest, long now) {
         long reorderWindow = reorderWindow();
         lastLossScanNanos = now;
         boolean any = false;
         for (int psn = sndUna; before(psn, highest); psn++) {
             SendSegment s = window[psn & windowMask];
-            if (!s.sacked && !s.acked && !s.queuedForRetransmit && now - s.sentAt > reorderWindow) {
+            if (!s.sacked && !s.acked && !s.queuedForRetransmit && isLost(s, now, reorderWindow)) {
+                leavePipe(s);
                 queueRetransmit(s);
                 qp.countersSet().increment(Counter.FAST_RETRANSMITS);
                 any = true;

@@ -24,8 +24,8 @@ final class Responder {
     private static final int OK = 0;
     private static final int RNR = -1;
     private static final int DROP = -2;
-    private static final int MAX_SACK_BLOCKS = 32;
     private static final int MAX_PENDING_RESPONSES = 256;
+    private static final long MAX_SACK_REFRESH_NANOS = 50_000_000;
 
     private static final byte REC_NONE = 0;
     private static final byte REC_PLACED = 1;
@@ -56,11 +56,17 @@ final class Responder {
     /** MSN of the message that will consume the receive at {@link #rqConsumed}. */
     private int msnExpected;
 
+    private boolean errorNakValid;
+    private int errorNakPsn;
+    private int errorNakSyndrome;
     private boolean ackPending;
     private boolean ackNow;
     private boolean droppedOutOfOrder;
     private long ackDeadline;
     private int packetsSinceAck;
+    /** While holes exist: when to repeat the last ACK (its SACK may have been lost), and the backoff. */
+    private long sackRefreshAt;
+    private long sackRefreshNanos;
 
     Responder(SoftQueuePair qp, SoftDevice device) {
         this.qp = qp;
@@ -457,14 +463,40 @@ final class Responder {
 
     /** Sends an explicit ACK when one is due. Returns 1 if it sent one. */
     int doWork(long now) {
-        if (!ackPending || (!ackNow && now - ackDeadline < 0)) {
-            return 0;
+        if (ackPending && (ackNow || now - ackDeadline >= 0)) {
+            sendAck(SYNDROME_ACK, ePsn);
+            sackRefreshNanos = 4 * ackDelayNanos;
+            sackRefreshAt = now + sackRefreshNanos;
+            return 1;
         }
-        sendAck(SYNDROME_ACK, ePsn);
-        return 1;
+        if (outOfOrderCount > 0 && now - sackRefreshAt >= 0) {
+            // Holes and nothing new to say: the ACK that reported them may have been lost, and the
+            // sender cannot resend what it does not know is missing. Repeat it, backing off.
+            sendAck(SYNDROME_ACK, ePsn);
+            sackRefreshNanos = Math.min(sackRefreshNanos * 2, MAX_SACK_REFRESH_NANOS);
+            sackRefreshAt = now + sackRefreshNanos;
+            return 1;
+        }
+        return 0;
+    }
+
+    /**
+     * A packet for a queue pair that entered ERR after NAKing it: the NAK may have been lost, so
+     * answer a retransmission of that PSN with the same NAK (else the requester would only see a
+     * retry timeout).
+     */
+    void onPacketInError(HeaderFlyweight h) {
+        if (errorNakValid && h.type() != TYPE_ACK && h.psn() == errorNakPsn) {
+            sendAck(errorNakSyndrome, errorNakPsn);
+        }
     }
 
     private void nak(int psn, int syndrome) {
+        if (syndrome != RNR) {
+            errorNakValid = true;
+            errorNakPsn = psn;
+            errorNakSyndrome = syndrome;
+        }
         if (syndrome == RNR) {
             qp.countersSet().increment(Counter.RNR_NAKS_SENT);
             sendAck(SYNDROME_RNR_NAK, psn);
@@ -478,9 +510,9 @@ final class Responder {
         HeaderFlyweight h = device.txHeader();
         h.start(TYPE_ACK, droppedOutOfOrder ? F_GO_BACK : 0, qp.peerQpn(), qp.peerToken(), psn)
                 .ackPsn(ePsn).address(0).rkey(0).immediate(0).operand1(0).operand2(syndrome);
-        int blocks = syndrome == SYNDROME_ACK ? writeSackBlocks(h) : 0;
-        h.length(blocks);
-        device.transmit(qp, HEADER_LENGTH + blocks * SACK_BLOCK_LENGTH, true);
+        int bits = syndrome == SYNDROME_ACK ? writeSackBitmap(h) : 0;
+        h.length(bits);
+        device.transmit(qp, HEADER_LENGTH + sackBytes(bits), true);
         qp.countersSet().increment(Counter.ACKS_SENT);
         ackPending = false;
         ackNow = false;
@@ -488,31 +520,32 @@ final class Responder {
         packetsSinceAck = 0;
     }
 
-    /** Writes SACK blocks (runs of PSNs received beyond the cumulative ACK); returns how many. */
-    private int writeSackBlocks(HeaderFlyweight h) {
+    /**
+     * Writes the SACK bitmap: bit i of the payload says whether PSN {@code ePsn + 1 + i} arrived.
+     * It covers everything received beyond the cumulative ACK (up to the window), so every delivery
+     * is reported however many holes there are. Returns the number of bits.
+     */
+    private int writeSackBitmap(HeaderFlyweight h) {
         if (outOfOrderCount == 0) {
             return 0;
         }
-        int blocks = 0;
-        int psn = ePsn + 1;
-        int end = highestReceived + 1;
-        while (before(psn, end) && blocks < MAX_SACK_BLOCKS) {
-            while (before(psn, end) && !isReceived(psn)) {
-                psn++;
-            }
-            if (!before(psn, end)) {
-                break;
-            }
-            int start = psn;
-            while (before(psn, end) && isReceived(psn)) {
-                psn++;
-            }
-            long at = HEADER_LENGTH + (long) blocks * SACK_BLOCK_LENGTH;
-            h.intAt(at, start);
-            h.intAt(at + 4, psn - start);
-            blocks++;
+        int bits = Math.min(highestReceived - ePsn, Math.min(windowSize, MAX_SACK_BITS));
+        if (bits <= 0) {
+            return 0;
         }
-        return blocks;
+        int words = (bits + 63) >>> 6;
+        int psn = ePsn + 1;
+        for (int w = 0; w < words; w++) {
+            long v = 0;
+            int n = Math.min(64, bits - w * 64);
+            for (int b = 0; b < n; b++, psn++) {
+                if (isReceived(psn)) {
+                    v |= 1L << b;
+                }
+            }
+            h.longAt(HEADER_LENGTH + (long) w * 8, v);
+        }
+        return bits;
     }
 
     String debugState() {

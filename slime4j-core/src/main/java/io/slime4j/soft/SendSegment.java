@@ -19,6 +19,8 @@ final class SendSegment extends TimerWheel.Timer {
     boolean sacked;
     boolean acked;
     boolean queuedForRetransmit;
+    /** Counted in the requester's pipe: on the wire, not yet delivered nor judged lost. */
+    boolean inPipe;
     /** Whether it was ever sent again (its ACK then gives no RTT sample: Karn's rule). */
     boolean retransmitted;
     /** When it was last put on the wire. */
@@ -40,6 +42,7 @@ final class SendSegment extends TimerWheel.Timer {
         this.sacked = false;
         this.acked = false;
         this.queuedForRetransmit = false;
+        this.inPipe = false;
         this.retransmitted = false;
         this.sentAt = 0;
         this.retries = 0;

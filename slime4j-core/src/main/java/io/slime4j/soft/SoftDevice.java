@@ -7,6 +7,7 @@ import io.slime4j.verbs.Counter;
 import io.slime4j.verbs.Counters;
 import io.slime4j.verbs.ProtectionDomain;
 import io.slime4j.verbs.QpConfig;
+import io.slime4j.verbs.QpState;
 import io.slime4j.verbs.QueuePair;
 import io.slime4j.verbs.VerbsDevice;
 import io.slime4j.verbs.VerbsException;
@@ -342,7 +343,7 @@ public final class SoftDevice implements VerbsDevice {
         }
         int qpn = h.destQpn();
         SoftQueuePair qp = qpn > 0 && qpn <= MAX_QPS ? byQpn[qpn] : null;
-        if (qp == null || !qp.isActive()) {
+        if (qp == null || qp.peerAddress() == null) {
             counters.increment(Counter.UNKNOWN_DESTINATION);
             return;
         }
@@ -352,6 +353,13 @@ public final class SoftDevice implements VerbsDevice {
         }
         if (!from.equals(qp.peerAddress())) {
             qp.countersSet().increment(Counter.UNKNOWN_SOURCE);
+            return;
+        }
+        if (!qp.isActive()) {
+            qp.countersSet().increment(Counter.UNKNOWN_DESTINATION);
+            if (qp.state() == QpState.ERR) {
+                qp.responder().onPacketInError(h);
+            }
             return;
         }
         CounterSet c = qp.countersSet();

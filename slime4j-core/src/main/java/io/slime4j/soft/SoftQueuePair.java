@@ -49,7 +49,7 @@ final class SoftQueuePair implements QueuePair {
 
     private volatile QpState state = QpState.RESET;
     private boolean errorHandled;
-    private WireAddress peerAddress;
+    private volatile WireAddress peerAddress;
     private int peerQpn;
     private long peerToken;
 
