@@ -1,0 +1,12 @@
+/**
+ * slime4j core: the verbs API, the software RC engine and the wires. Depends on slf4j-api only
+ * and needs no JVM flags.
+ */
+module io.slime4j.core {
+    requires org.slf4j;
+
+    exports io.slime4j.verbs;
+    exports io.slime4j.soft;
+    exports io.slime4j.wire;
+    exports io.slime4j.wire.inproc;
+}
