@@ -24,7 +24,7 @@ import java.nio.ByteOrder;
  *  |   address (64): remote address of this payload (WRITE),       | 24
  *  |   target (READ_REQ, ATOMIC_REQ), offset in read (READ_RESP)   |
  *  +---------------------------------------------------------------+
- *  |                 remote key (64 bits)                          | 32
+ *  |   remote key (64 bits); in an ACK: the receive window, bytes  | 32
  *  +---------------------------------------------------------------+
  *  |     immediate data, or the status of an error response        | 40
  *  +---------------------------------------------------------------+

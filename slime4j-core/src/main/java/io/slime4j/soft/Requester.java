@@ -21,6 +21,7 @@ final class Requester {
     /** Congestion window floor: random (non-congestive) loss must not starve a queue pair. */
     private static final int MIN_CWND = 16;
     private static final long MIN_REORDER_WINDOW_NANOS = 50_000;
+    private static final long INITIAL_PEER_WINDOW_BYTES = 256 * 1024;
 
     private final SoftQueuePair qp;
     private final SoftDevice device;
@@ -36,6 +37,8 @@ final class Requester {
 
     int sndUna;
     int sndNxt;
+    /** Bytes the peer can absorb in flight; until it says, an assumption that fits any socket buffer. */
+    private long peerWindowBytes = INITIAL_PEER_WINDOW_BYTES;
     /** Next send sequence number to start, and next to complete. */
     long sqStarted;
     long sqCompleted;
@@ -137,7 +140,15 @@ final class Requester {
     }
 
     private boolean canSendNew() {
-        return inFlight() < window.length && pipe < (int) cwnd;
+        return inFlight() < window.length && pipe < (int) cwnd
+                && (long) pipe * (config.mtu() + HEADER_LENGTH) < peerWindowBytes;
+    }
+
+    /** The peer's advertised receive window (bytes), from its latest explicit ACK. */
+    void onWindowUpdate(long bytes) {
+        if (bytes > 0) {
+            peerWindowBytes = bytes;
+        }
     }
 
     /** Starts a request: checks fences and read limits, resolves local memory. */
@@ -558,6 +569,7 @@ final class Requester {
     /** An explicit ACK or NAK packet (with optional SACK blocks). */
     void onAckPacket(HeaderFlyweight h, int syndrome, long now) {
         int ackPsn = h.ackPsn();
+        onWindowUpdate(h.rkey());
         switch (syndrome) {
             case SYNDROME_ACK -> {
                 boolean duplicate = ackPsn == sndUna && sndUna != sndNxt;

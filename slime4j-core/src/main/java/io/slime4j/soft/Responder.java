@@ -509,7 +509,7 @@ final class Responder {
     private void sendAck(int syndrome, int psn) {
         HeaderFlyweight h = device.txHeader();
         h.start(TYPE_ACK, droppedOutOfOrder ? F_GO_BACK : 0, qp.peerQpn(), qp.peerToken(), psn)
-                .ackPsn(ePsn).address(0).rkey(0).immediate(0).operand1(0).operand2(syndrome);
+                .ackPsn(ePsn).address(0).rkey(device.receiveWindowBytes()).immediate(0).operand1(0).operand2(syndrome);
         int bits = syndrome == SYNDROME_ACK ? writeSackBitmap(h) : 0;
         h.length(bits);
         device.transmit(qp, HEADER_LENGTH + sackBytes(bits), true);

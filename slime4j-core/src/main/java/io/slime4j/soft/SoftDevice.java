@@ -290,6 +290,16 @@ public final class SoftDevice implements VerbsDevice {
         }
     }
 
+    /**
+     * The receive window this device advertises to each peer, in bytes: its port's receive buffer
+     * shared among its queue pairs, so that all peers together cannot overrun it.
+     */
+    long receiveWindowBytes() {
+        long buffer = port.receiveBufferSize();
+        int n = Math.max(1, queuePairs.length);
+        return Math.max(2L * port.maxPacketSize(), buffer / n);
+    }
+
     /** Sends the packet built in the transmit buffer to {@code qp}'s peer. */
     void transmit(SoftQueuePair qp, int length, boolean priority) {
         if (port.send(qp.peerAddress(), txHeader.segment(), length, priority)) {

@@ -23,6 +23,15 @@ public interface WirePort extends AutoCloseable {
     int maxPacketSize();
 
     /**
+     * Bytes of datagrams this port can hold before the wire starts dropping them (for UDP, the
+     * socket receive buffer the kernel granted). The engine keeps the data its peers have in flight
+     * towards this port below it. Wires without such a limit return {@link Integer#MAX_VALUE}.
+     */
+    default int receiveBufferSize() {
+        return Integer.MAX_VALUE;
+    }
+
+    /**
      * Sends {@code length} bytes from {@code packet} (copied before return) to {@code to}.
      *
      * @return false if the datagram could not be queued (buffers full, port closed); the caller
