@@ -4,6 +4,7 @@
  */
 module io.slime4j.core {
     requires org.slf4j;
+    requires java.management;
 
     exports io.slime4j.verbs;
     exports io.slime4j.soft;

@@ -62,6 +62,7 @@ public final class SoftDevice implements VerbsDevice {
     private volatile SoftQueuePair[] queuePairs = new SoftQueuePair[0];
     private final SoftQueuePair[] byQpn = new SoftQueuePair[MAX_QPS + 1];
     private int nextQpn = 1;
+    private final JmxCounters jmx;
     private volatile boolean closed;
     private long now;
 
@@ -74,6 +75,7 @@ public final class SoftDevice implements VerbsDevice {
         this.txHeader.wrap(Arena.ofAuto().allocate(port.maxPacketSize(), 64));
         this.agent = new ProgressAgent(this, config);
         port.onReceivable(agent::wakeup);
+        this.jmx = JmxCounters.register(counters, "io.slime4j:type=SoftDevice,name=" + JmxCounters.quote(name));
         agent.start();
         LOG.debug("device {} open at {}", name, port.localAddress().text());
     }
@@ -127,6 +129,8 @@ public final class SoftDevice implements VerbsDevice {
         int qpn = allocateQpn();
         SoftQueuePair qp = new SoftQueuePair(this, qpn, spd, qpConfig, scq, rcq);
         byQpn[qpn] = qp;
+        qp.registerJmx(JmxCounters.register(qp.counters(), "io.slime4j:type=QueuePair,device="
+                + JmxCounters.quote(name) + ",qpn=" + qpn));
         SoftQueuePair[] all = Arrays.copyOf(queuePairs, queuePairs.length + 1);
         all[all.length - 1] = qp;
         queuePairs = all;
@@ -155,6 +159,7 @@ public final class SoftDevice implements VerbsDevice {
     void destroyQueuePair(SoftQueuePair qp) {
         runOnAgent(() -> {
             qp.enterError();
+            qp.unregisterJmx();
             synchronized (this) {
                 if (byQpn[qp.qpn()] == qp) {
                     byQpn[qp.qpn()] = null;
@@ -195,6 +200,12 @@ public final class SoftDevice implements VerbsDevice {
             qp.enterError();
         }
         runCommands();
+        for (SoftQueuePair qp : queuePairs) {
+            qp.unregisterJmx();
+        }
+        if (jmx != null) {
+            jmx.unregister();
+        }
         port.close();
         LOG.debug("device {} closed; counters {}", name, counters);
     }

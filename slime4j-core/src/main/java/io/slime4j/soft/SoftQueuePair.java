@@ -48,6 +48,7 @@ final class SoftQueuePair implements QueuePair {
     private final Responder responder;
 
     private volatile QpState state = QpState.RESET;
+    private JmxCounters jmx;
     private boolean errorHandled;
     private volatile WireAddress peerAddress;
     private int peerQpn;
@@ -237,6 +238,17 @@ final class SoftQueuePair implements QueuePair {
     public void close() {
         modifyToError();
         device.destroyQueuePair(this);
+    }
+
+    synchronized void registerJmx(JmxCounters bean) {
+        jmx = bean;
+    }
+
+    synchronized void unregisterJmx() {
+        if (jmx != null) {
+            jmx.unregister();
+            jmx = null;
+        }
     }
 
     // ---------------------------------------------------------------- agent side
