@@ -101,7 +101,7 @@ final class HeaderFlyweight {
     static final int SYNDROME_NAK_REMOTE_OPERATION = 4;
 
     /** Most SACK bits an ACK carries (beyond the cumulative ACK). */
-    static final int MAX_SACK_BITS = 8192;
+    static final int MAX_SACK_BITS = 16384;
 
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
@@ -135,6 +135,9 @@ final class HeaderFlyweight {
 
     /** Writes version and type, clears flags, and sets the routing fields. */
     HeaderFlyweight start(int type, int flags, int destQpn, long token, int psn) {
+        for (int off = 0; off < HEADER_LENGTH; off += 8) {
+            segment.set(LONG, off, 0L); // no field of an earlier packet may leak into this one
+        }
         segment.set(ValueLayout.JAVA_BYTE, VERSION_OFFSET, VERSION);
         segment.set(ValueLayout.JAVA_BYTE, TYPE_OFFSET, (byte) type);
         segment.set(SHORT, FLAGS_OFFSET, (short) flags);

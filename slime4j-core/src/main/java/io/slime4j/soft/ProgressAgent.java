@@ -45,8 +45,9 @@ final class ProgressAgent implements Runnable {
         return thread;
     }
 
+    /** Whether the thread is alive: it may still be finishing its last cycle after {@link #stop}. */
     boolean isRunning() {
-        return running && thread.isAlive();
+        return thread.isAlive();
     }
 
     /** Completed duty cycles; used to wait until accesses begun before a point have ended. */
@@ -69,9 +70,10 @@ final class ProgressAgent implements Runnable {
             } catch (Throwable t) {
                 device.countersSet().increment(Counter.AGENT_ERRORS);
                 if (t instanceof Error e) {
-                    LOG.error("progress agent of {} stopped by an error", device.name(), e);
+                    LOG.error("progress agent of {} stopped by an error; failing its queue pairs", device.name(), e);
                     running = false;
                     cycles++;
+                    device.onAgentDeath();
                     throw e;
                 }
                 LOG.warn("progress agent of {} caught an exception; continuing", device.name(), t);

@@ -15,7 +15,7 @@ final class RecvWqe {
     final long[] sgeLength;
     final long[] sgeKey;
     long capacity;
-    final MemorySegment[] sgeSegment;
+    final KeyTable.Entry[] sgeSegment;
     final long[] sgeOffset;
     boolean resolved;
 
@@ -23,7 +23,7 @@ final class RecvWqe {
         sgeAddress = new long[maxSge];
         sgeLength = new long[maxSge];
         sgeKey = new long[maxSge];
-        sgeSegment = new MemorySegment[maxSge];
+        sgeSegment = new KeyTable.Entry[maxSge];
         sgeOffset = new long[maxSge];
     }
 

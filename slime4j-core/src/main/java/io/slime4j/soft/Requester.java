@@ -50,6 +50,15 @@ final class Requester {
     private int rnrRetriesUsed;
     private long rnrUntil;
     private boolean rnrWaiting;
+    private int rnrPsn;
+    /**
+     * Set once a request failed (locally, or by a NAK): nothing new is sent; what is outstanding
+     * still completes or times out, and the completer then reports the failure and flushes.
+     */
+    private boolean halted;
+    /** A request failed locally: later requests are not started (earlier ones still complete). */
+    private boolean stopNew;
+    private boolean anyDelivered;
     private double cwnd;
     private double ssthresh;
     private int pipe;
@@ -96,12 +105,17 @@ final class Requester {
     /** Sends what the window allows and completes what is done. Returns a work count. */
     int doWork(long now, boolean sendRequests) {
         int work = 0;
+        if (halted) {
+            checkResponseTimeout(now);
+            return completeInOrder();
+        }
         if (rnrWaiting) {
             if (now - rnrUntil < 0) {
                 return completeInOrder();
             }
             rnrWaiting = false;
         }
+        guardHead(now);
         probeTail(now);
         if (before(sndUna, highestSacked) && now - lastLossScanNanos > reorderWindow() / 2) {
             fastRetransmit(highestSacked, now);
@@ -119,6 +133,9 @@ final class Requester {
     // ---------------------------------------------------------------- new requests
 
     private int sendRequests(long now) {
+        if (stopNew) {
+            return 0;
+        }
         int sent = 0;
         while (sent < BURST && canSendNew()) {
             if (sqStarted == qp.sqPosted()) {
@@ -168,6 +185,7 @@ final class Requester {
         if (err != null) {
             w.status = err;
             w.allSent = true;
+            stopNew = true; // later requests must not run at the peer before this one is reported
             return false;
         }
         w.started = true;
@@ -293,6 +311,9 @@ final class Requester {
             if (!transmit(s, now, false)) {
                 return sent;
             }
+            if (j.status != null && !last) {
+                responses.poll(); // an error response ends the read; no more packets for it
+            }
             sent++;
         }
         return sent;
@@ -335,6 +356,8 @@ final class Requester {
             // the memory was freed (arena closed) under a registered region
             if (s.wqe != null) {
                 s.wqe.status = WcStatus.LOC_PROT_ERR;
+                s.wqe.allSent = true;
+                stopNew = true;
                 return false;
             }
             h.flags(h.flags() | F_ERROR).immediate(WcStatus.REM_ACCESS_ERR.ordinal());
@@ -412,7 +435,22 @@ final class Requester {
      */
     private boolean isLost(SendSegment s, long now, long reorderWindow) {
         long lead = newestDeliveredSentAt - s.sentAt;
-        return lead > 0 && (lead > reorderWindow || now - s.sentAt > srttNanos + reorderWindow);
+        return anyDelivered && lead > 0 && (lead > reorderWindow || now - s.sentAt > srttNanos + reorderWindow);
+    }
+
+    /**
+     * A SACK is a hint, not a promise: the responder may still refuse that packet in order (RNR,
+     * an access error) and drop its record. So the oldest segment always keeps a retransmit timer,
+     * SACKed or not, and {@link #onTimeout} sends it again if it is still the oldest then.
+     */
+    private void guardHead(long now) {
+        if (sndUna == sndNxt) {
+            return;
+        }
+        SendSegment s = window[sndUna & windowMask];
+        if (s.sacked && !s.isScheduled()) {
+            device.timers().schedule(s, now + rto());
+        }
     }
 
     private long reorderWindow() {
@@ -462,8 +500,14 @@ final class Requester {
 
     /** A segment's retransmit timer expired. */
     void onTimeout(SendSegment s, long now) {
-        if (s.acked || s.sacked || !inWindow(s.psn) || !qp.isActive()) {
+        if (s.acked || !inWindow(s.psn) || !qp.isActive() || halted) {
             return;
+        }
+        if (s.sacked) {
+            if (s.psn != sndUna) {
+                return;
+            }
+            s.sacked = false; // SACKed, yet still not executed a whole timeout later: send it again
         }
         qp.countersSet().increment(Counter.TIMEOUTS);
         // The retry budget is spent by the oldest unacknowledged segment only: later ones may be
@@ -552,14 +596,15 @@ final class Requester {
 
     private void noteDelivered(SendSegment s, long now) {
         lastDeliveryNanos = now;
-        if (s.sentAt - newestDeliveredSentAt > 0 || newestDeliveredSentAt == 0) {
+        if (!anyDelivered || s.sentAt - newestDeliveredSentAt > 0) {
             newestDeliveredSentAt = s.sentAt;
+            anyDelivered = true;
         }
     }
 
     /** A round-trip sample from a segment sent once and acknowledged just now (Karn's rule). */
     private void sampleRtt(SendSegment s, long now) {
-        if (!s.retransmitted && s.sentAt != 0) {
+        if (!s.retransmitted) {
             long sample = now - s.sentAt;
             rttVarNanos += (Math.abs(sample - srttNanos) - rttVarNanos) / 4;
             srttNanos += (sample - srttNanos) / 8;
@@ -574,6 +619,10 @@ final class Requester {
             case SYNDROME_ACK -> {
                 boolean duplicate = ackPsn == sndUna && sndUna != sndNxt;
                 onCumulativeAck(ackPsn, now);
+                if (ackPsn == sndUna && sndUna != sndNxt) {
+                    // the responder still waits for this PSN: whatever an earlier SACK said, it needs it
+                    window[sndUna & windowMask].sacked = false;
+                }
                 int highest = h.length() > 0 ? applySack(h, h.length(), now) : sndUna;
                 boolean goBack = (h.flags() & F_GO_BACK) != 0;
                 if (goBack) {
@@ -645,8 +694,8 @@ final class Requester {
 
     private void onRnrNak(int psn, long now) {
         qp.countersSet().increment(Counter.RNR_NAKS_RECEIVED);
-        if (!inWindow(psn)) {
-            return;
+        if (!inWindow(psn) || halted || (rnrWaiting && psn == rnrPsn)) {
+            return; // stale, or a duplicate of the NAK we are already waiting out
         }
         onCumulativeAck(psn, now);
         if (config.rnrRetry() != QpConfig.RNR_RETRY_INFINITE && ++rnrRetriesUsed > config.rnrRetry()) {
@@ -654,8 +703,10 @@ final class Requester {
             return;
         }
         rnrWaiting = true;
+        rnrPsn = psn;
         rnrUntil = now + rnrTimerNanos;
         retransmitQueue.clear();
+        window[psn & windowMask].sacked = false; // refused in order: the responder dropped it
         for (int p = psn; before(p, sndNxt); p++) {
             SendSegment s = window[p & windowMask];
             s.queuedForRetransmit = false;
@@ -704,8 +755,7 @@ final class Requester {
         responses.clear();
         sndUna = sndNxt;
         pipe = 0;
-        rnrWaiting = true;
-        rnrUntil = Long.MAX_VALUE;
+        halted = true;
     }
 
     /** A fatal error for the stream: the oldest unfinished request gets {@code status}, the rest flush. */
@@ -728,7 +778,7 @@ final class Requester {
             return;
         }
         if ((h.flags() & F_ERROR) != 0) {
-            w.status = WcStatus.ofOrdinal(h.immediate());
+            w.status = remoteError(h.immediate());
             responseFinished(w);
             return;
         }
@@ -757,7 +807,7 @@ final class Requester {
             return;
         }
         if ((h.flags() & F_ERROR) != 0) {
-            w.status = WcStatus.ofOrdinal(h.immediate());
+            w.status = remoteError(h.immediate());
         } else {
             MemorySegment value = device.scratch8();
             value.set(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, 0, h.operand2());
@@ -768,6 +818,12 @@ final class Requester {
             }
         }
         responseFinished(w);
+    }
+
+    /** The status a peer's error response reports, limited to the remote errors a response may carry. */
+    private static WcStatus remoteError(int code) {
+        WcStatus s = WcStatus.ofOrdinal(code);
+        return s == WcStatus.REM_ACCESS_ERR || s == WcStatus.REM_INV_REQ_ERR ? s : WcStatus.REM_OP_ERR;
     }
 
     private SendWqe responseTarget(long ssn, Opcode expected) {
@@ -838,7 +894,7 @@ final class Requester {
     String debugState() {
         return "sndUna=" + sndUna + " sndNxt=" + sndNxt + " pipe=" + pipe + " cwnd=" + (int) cwnd
                 + " sq[posted=" + qp.sqPosted() + " started=" + sqStarted + " completed=" + sqCompleted + "]"
-                + " rtxq=" + retransmitQueue.size() + " responses=" + responses.size() + " rnrWaiting=" + rnrWaiting
+                + " rtxq=" + retransmitQueue.size() + " responses=" + responses.size() + " rnrWaiting=" + rnrWaiting + " halted=" + halted
                 + " outstandingRA=" + outstandingReadAtomic;
     }
 

@@ -85,6 +85,7 @@ final class Responder {
         recOperand2 = new long[windowSize];
         recSwap = new long[windowSize];
         ackDelayNanos = device.softConfig().ackDelay().toNanos();
+        sackRefreshNanos = 4 * ackDelayNanos;
         ackEvery = device.softConfig().ackEvery();
     }
 
@@ -133,6 +134,7 @@ final class Responder {
         }
         int payload = length - HEADER_LENGTH;
         if (d == 0) {
+            forgetRecord(psn); // executing the packet itself now (placing its data again is harmless)
             int r = execute(h, packet, payload, now);
             if (r == DROP) {
                 return;
@@ -141,8 +143,6 @@ final class Responder {
                 nak(psn, r);
                 return;
             }
-            setReceived(psn, false);
-            recState[psn & mask] = REC_NONE;
             ePsn++;
             drain(now);
             noteArrival(now);
@@ -180,6 +180,15 @@ final class Responder {
         }
         if (++packetsSinceAck >= ackEvery) {
             ackNow = true;
+        }
+    }
+
+    /** Drops what was recorded for {@code psn} out of order, if anything. */
+    private void forgetRecord(int psn) {
+        if (isReceived(psn)) {
+            setReceived(psn, false);
+            recState[psn & mask] = REC_NONE;
+            outOfOrderCount--;
         }
     }
 
@@ -302,13 +311,11 @@ final class Responder {
                     default -> recImmediate[i]; // a recorded access error
                 };
             }
+            forgetRecord(ePsn); // executed, or refused: a refused packet must be sent again in full
             if (r != OK) {
                 nak(ePsn, r);
                 return;
             }
-            recState[i] = REC_NONE;
-            setReceived(ePsn, false);
-            outOfOrderCount--;
             ePsn++;
         }
     }
@@ -473,7 +480,7 @@ final class Responder {
             // Holes and nothing new to say: the ACK that reported them may have been lost, and the
             // sender cannot resend what it does not know is missing. Repeat it, backing off.
             sendAck(SYNDROME_ACK, ePsn);
-            sackRefreshNanos = Math.min(sackRefreshNanos * 2, MAX_SACK_REFRESH_NANOS);
+            sackRefreshNanos = Math.min(Math.max(sackRefreshNanos * 2, 4 * ackDelayNanos), MAX_SACK_REFRESH_NANOS);
             sackRefreshAt = now + sackRefreshNanos;
             return 1;
         }

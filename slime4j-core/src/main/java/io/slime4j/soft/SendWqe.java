@@ -30,7 +30,7 @@ final class SendWqe {
     int length;
 
     // resolved by the agent when it starts the request
-    final MemorySegment[] sgeSegment;
+    final KeyTable.Entry[] sgeSegment;
     final long[] sgeOffset;
 
     // progress (agent only)
@@ -50,7 +50,7 @@ final class SendWqe {
         sgeAddress = new long[maxSge];
         sgeLength = new long[maxSge];
         sgeKey = new long[maxSge];
-        sgeSegment = new MemorySegment[maxSge];
+        sgeSegment = new KeyTable.Entry[maxSge];
         sgeOffset = new long[maxSge];
     }
 

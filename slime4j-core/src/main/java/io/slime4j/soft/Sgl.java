@@ -16,10 +16,10 @@ final class Sgl {
      * @return null when every entry is valid, else the local error status
      */
     static WcStatus resolve(KeyTable keys, SoftProtectionDomain pd, int n, long[] address, long[] length,
-                            long[] key, boolean needWrite, MemorySegment[] outSegment, long[] outOffset) {
+                            long[] key, boolean needWrite, KeyTable.Entry[] outEntry, long[] outOffset) {
         for (int i = 0; i < n; i++) {
             if (length[i] == 0) {
-                outSegment[i] = MemorySegment.NULL;
+                outEntry[i] = null;
                 outOffset[i] = 0;
                 continue;
             }
@@ -31,14 +31,28 @@ final class Sgl {
             if (off < 0) {
                 return WcStatus.LOC_PROT_ERR;
             }
-            outSegment[i] = e.segment;
+            outEntry[i] = e;
             outOffset[i] = off;
         }
         return null;
     }
 
+    /**
+     * The segment of a region resolved earlier, if it is still registered: a request keeps its
+     * resolution across retransmissions and responses, and deregistration must still stop it.
+     *
+     * @throws IllegalStateException if the region was deregistered meanwhile (callers map it to a
+     *                               protection error)
+     */
+    private static MemorySegment checked(KeyTable.Entry e) {
+        if (!e.valid) {
+            throw new IllegalStateException("region deregistered");
+        }
+        return e.segment;
+    }
+
     /** Copies {@code len} bytes starting at message offset {@code msgOffset} of the SGE list into {@code dst}. */
-    static void gather(int n, MemorySegment[] seg, long[] off, long[] length, long msgOffset,
+    static void gather(int n, KeyTable.Entry[] seg, long[] off, long[] length, long msgOffset,
                        MemorySegment dst, long dstOffset, long len) {
         int i = 0;
         long skip = msgOffset;
@@ -48,7 +62,7 @@ final class Sgl {
         }
         while (len > 0 && i < n) {
             long chunk = Math.min(len, length[i] - skip);
-            MemorySegment.copy(seg[i], off[i] + skip, dst, dstOffset, chunk);
+            MemorySegment.copy(checked(seg[i]), off[i] + skip, dst, dstOffset, chunk);
             dstOffset += chunk;
             len -= chunk;
             skip = 0;
@@ -57,7 +71,7 @@ final class Sgl {
     }
 
     /** Copies {@code len} bytes of {@code src} into the SGE list at message offset {@code msgOffset}. */
-    static void scatter(MemorySegment src, long srcOffset, long len, int n, MemorySegment[] seg, long[] off,
+    static void scatter(MemorySegment src, long srcOffset, long len, int n, KeyTable.Entry[] seg, long[] off,
                         long[] length, long msgOffset) {
         int i = 0;
         long skip = msgOffset;
@@ -67,7 +81,7 @@ final class Sgl {
         }
         while (len > 0 && i < n) {
             long chunk = Math.min(len, length[i] - skip);
-            MemorySegment.copy(src, srcOffset, seg[i], off[i] + skip, chunk);
+            MemorySegment.copy(src, srcOffset, checked(seg[i]), off[i] + skip, chunk);
             srcOffset += chunk;
             len -= chunk;
             skip = 0;

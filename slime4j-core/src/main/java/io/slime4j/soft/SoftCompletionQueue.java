@@ -106,7 +106,7 @@ final class SoftCompletionQueue implements CompletionQueue {
         hasImmediate[i] = withImm;
         qp[i] = owner;
         ssn[i] = sendSsn;
-        TAIL.setRelease(this, t + 1);
+        TAIL.setVolatile(this, t + 1); // volatile, then read waiters: a Dekker pair with await()
         owner.countersSet().increment(Counter.COMPLETIONS_GENERATED);
         if (waiters > 0) {
             wakeWaiters();

@@ -9,7 +9,8 @@ import java.time.Duration;
  * ACK timeout, MTU) are in {@link io.slime4j.verbs.QpConfig}.
  *
  * @param name              device name for logs and JMX; empty picks {@code soft-N}
- * @param sendWindow        segments in flight per queue pair at most (power of two, 64..65536);
+ * @param sendWindow        segments in flight per queue pair at most (power of two, 64..16384; both
+ *                          sides of a connection must use the same value);
  *                          usnic uses 4096
  * @param ackDelay          how long a receiver may hold back a cumulative ACK hoping to piggy-back
  *                          it (usnic: 50 µs)
@@ -30,8 +31,8 @@ public record SoftConfig(String name, int sendWindow, Duration ackDelay, int ack
         if (name == null) {
             name = "";
         }
-        if (sendWindow < 64 || sendWindow > 65536 || Integer.bitCount(sendWindow) != 1) {
-            throw new IllegalArgumentException("sendWindow must be a power of two in 64..65536, was " + sendWindow);
+        if (sendWindow < 64 || sendWindow > 16384 || Integer.bitCount(sendWindow) != 1) {
+            throw new IllegalArgumentException("sendWindow must be a power of two in 64..16384, was " + sendWindow);
         }
         requirePositive("ackDelay", ackDelay);
         requirePositive("maxIdlePark", maxIdlePark);

@@ -126,6 +126,10 @@ public final class SoftDevice implements VerbsDevice {
         if (qpConfig == null) {
             throw new IllegalArgumentException("QpConfig must not be null");
         }
+        if (qpConfig.mtu() + HEADER_LENGTH > port.maxPacketSize()) {
+            throw new IllegalArgumentException("mtu " + qpConfig.mtu() + " plus the " + HEADER_LENGTH
+                    + "-byte header exceeds the largest datagram of " + address() + " (" + port.maxPacketSize() + ")");
+        }
         int qpn = allocateQpn();
         SoftQueuePair qp = new SoftQueuePair(this, qpn, spd, qpConfig, scq, rcq);
         byQpn[qpn] = qp;
@@ -190,7 +194,7 @@ public final class SoftDevice implements VerbsDevice {
         closed = true;
         try {
             if (!agent.stop(5_000)) {
-                LOG.warn("progress agent of {} did not stop within 5 s", name);
+                LOG.warn("progress agent of {} did not stop within 5 s; flushing anyway", name);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -320,6 +324,21 @@ public final class SoftDevice implements VerbsDevice {
         } else {
             qp.countersSet().increment(Counter.SEND_DROPS);
         }
+    }
+
+    /** The agent is dying of an Error: fail every queue pair so that nothing waits for ever. */
+    void onAgentDeath() {
+        for (SoftQueuePair qp : queuePairs) {
+            try {
+                qp.enterError();
+            } catch (Throwable ignored) {
+                // best effort while the thread dies
+            }
+        }
+    }
+
+    boolean isClosed() {
+        return closed;
     }
 
     /** A completion queue overflowed: every queue pair reporting to it fails. */

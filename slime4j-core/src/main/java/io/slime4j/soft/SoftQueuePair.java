@@ -49,6 +49,7 @@ final class SoftQueuePair implements QueuePair {
 
     private volatile QpState state = QpState.RESET;
     private JmxCounters jmx;
+    private volatile boolean closed;
     private boolean errorHandled;
     private volatile WireAddress peerAddress;
     private int peerQpn;
@@ -180,8 +181,16 @@ final class SoftQueuePair implements QueuePair {
         }
     }
 
+    private void checkOpen(String op) {
+        if (closed || device.isClosed()) {
+            throw new VerbsException(op + " on QP " + qpn + " of " + device.name() + ": "
+                    + (closed ? "the queue pair" : "the device") + " is closed");
+        }
+    }
+
     @Override
     public void postSend(WorkRequest wr) {
+        checkOpen("postSend");
         QpState s = state;
         if (s != QpState.RTS && s != QpState.ERR) {
             throw new VerbsException("postSend on QP " + qpn + " of " + device.name() + " needs state RTS, but it is "
@@ -204,6 +213,7 @@ final class SoftQueuePair implements QueuePair {
 
     @Override
     public void postRecv(WorkRequest wr) {
+        checkOpen("postRecv");
         if (state == QpState.RESET) {
             throw new VerbsException("postRecv on QP " + qpn + " of " + device.name()
                     + " needs state INIT or later, but it is RESET");
@@ -236,6 +246,7 @@ final class SoftQueuePair implements QueuePair {
 
     @Override
     public void close() {
+        closed = true;
         modifyToError();
         device.destroyQueuePair(this);
     }
