@@ -82,6 +82,17 @@ class UdpConfigTest {
     }
 
     @Test
+    void fromEnvironmentReadsTheSystemProperties() {
+        System.setProperty(UdpConfig.SEND_BUFFER_SIZE_PROPERTY, "1m");
+        try {
+            assertThat(UdpConfig.fromEnvironment().sendBufferSize()).isEqualTo(1 << 20);
+            assertThat(new UdpWire().config().sendBufferSize()).isEqualTo(1 << 20);
+        } finally {
+            System.clearProperty(UdpConfig.SEND_BUFFER_SIZE_PROPERTY);
+        }
+    }
+
+    @Test
     void sizesAcceptBinarySuffixes() {
         assertThat(UdpConfig.parseSize("x", "4194304")).isEqualTo(4 << 20);
         assertThat(UdpConfig.parseSize("x", "4096k")).isEqualTo(4 << 20);

@@ -85,10 +85,13 @@ class UdpFuzzTest {
             assertThat(write).as("a WRITE packet captured from the requester").isNotNull();
             assertThat(ack).as("an ACK packet captured from the responder").isNotNull();
 
-            List<InetSocketAddress> targets = List.of(p.tapA.localAddress().socketAddress(),
-                    p.tapA.localAddress().prioritySocketAddress(), p.tapB.localAddress().socketAddress(),
-                    p.tapB.localAddress().prioritySocketAddress());
-            Future<Integer> fired = fuzzer.submit(() -> fire(targets, List.of(write, ack), 20261121));
+            // Each socket mostly gets mutations of a packet addressed to its own device (the right
+            // queue pair and token to start from), sometimes of one addressed to the other device.
+            List<Target> targets = List.of(new Target(p.tapA.localAddress().socketAddress(), ack, write),
+                    new Target(p.tapA.localAddress().prioritySocketAddress(), ack, write),
+                    new Target(p.tapB.localAddress().socketAddress(), write, ack),
+                    new Target(p.tapB.localAddress().prioritySocketAddress(), write, ack));
+            Future<Integer> fired = fuzzer.submit(() -> fire(targets, 20261121));
             queuePeerInjections(p.tapA, write, 4242);
 
             int rounds = 0;
@@ -144,18 +147,22 @@ class UdpFuzzTest {
         }
     }
 
+    /** A socket to fire at, a real packet addressed to its device, and one addressed to the other. */
+    private record Target(InetSocketAddress socket, byte[] own, byte[] other) {}
+
     /** Sends at least {@link #FUZZ_DATAGRAMS} hostile datagrams round-robin at {@code targets}. */
-    private static int fire(List<InetSocketAddress> targets, List<byte[]> bases, long seed) throws IOException {
+    private static int fire(List<Target> targets, long seed) throws IOException {
         SplittableRandom random = new SplittableRandom(seed);
         ByteBuffer out = ByteBuffer.allocateDirect(65_507);
         int sent = 0;
         try (DatagramChannel socket = DatagramChannel.open()) {
             socket.bind(new InetSocketAddress("127.0.0.1", 0));
             while (sent < FUZZ_DATAGRAMS && !Thread.currentThread().isInterrupted()) {
-                byte[] datagram = mutate(bases.get(random.nextInt(bases.size())), random);
+                Target target = targets.get(sent % targets.size());
+                byte[] datagram = mutate(random.nextInt(5) == 0 ? target.other() : target.own(), random);
                 out.clear();
                 out.put(datagram).flip();
-                socket.send(out, targets.get(sent % targets.size()));
+                socket.send(out, target.socket());
                 sent++;
                 if ((sent & 63) == 0) {
                     Thread.yield(); // two cores: leave the devices room to make progress

@@ -302,6 +302,36 @@ class UdpPortTest {
     }
 
     @Test
+    void sendingAndReceivingInSteadyStateAllocatesAlmostNothingPerDatagram() {
+        UdpPort a = wire.bind("");
+        UdpPort b = wire.bind("");
+        b.resolve(a.localAddress().text());
+        var threads = (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        long[] handled = new long[1];
+        io.slime4j.wire.PacketHandler handler = (packet, length, from) -> handled[0] += length;
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment packet = arena.allocate(4160);
+            for (int i = 0; i < 20_000; i++) { // warm up
+                a.send(b.localAddress(), packet, 4160, (i & 7) == 0);
+                b.receive(handler, 16);
+            }
+            while (b.receive(handler, 256) > 0) {
+                // drain
+            }
+            int n = 20_000;
+            long before = threads.getCurrentThreadAllocatedBytes();
+            for (int i = 0; i < n; i++) {
+                a.send(b.localAddress(), packet, 4160, (i & 7) == 0);
+                b.receive(handler, 16);
+            }
+            long perDatagram = (threads.getCurrentThreadAllocatedBytes() - before) / n;
+
+            assertThat(handled[0]).isPositive();
+            assertThat(perDatagram).as("bytes allocated per datagram sent and received").isLessThan(16);
+        }
+    }
+
+    @Test
     void aPortReachesOnlyItsOwnAddressFamily() {
         WirePort v4 = wire.bind("udp:127.0.0.1:0");
 
