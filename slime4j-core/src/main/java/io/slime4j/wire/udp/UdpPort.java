@@ -62,7 +62,6 @@ public final class UdpPort implements WirePort {
     private final UdpCounters sendCounters = new UdpCounters();
     private final UdpCounters receiveCounters = new UdpCounters();
     private volatile boolean closed;
-    private volatile Runnable wakeup;
 
     // Sending thread only.
     private MemorySegment lastSegment;
@@ -275,14 +274,13 @@ public final class UdpPort implements WirePort {
             try {
                 source = channel.receive(receiveBuffer);
             } catch (ClosedChannelException e) {
+                if (!closed) {
+                    logReceiveError(e); // closed under the receiving thread, e.g. by an interrupt
+                }
                 return handed;
             } catch (IOException e) {
                 receiveCounters.increment(UdpCounters.RECEIVE_ERRORS);
-                if (!receiveErrorLogged) {
-                    receiveErrorLogged = true;
-                    LOG.warn("udp port {}: receive failed (later failures are only counted): {}", localAddress.text(),
-                            e.toString());
-                }
+                logReceiveError(e);
                 return handed;
             }
             if (source == null) {
@@ -305,15 +303,24 @@ public final class UdpPort implements WirePort {
         return handed;
     }
 
+    private void logReceiveError(Exception e) {
+        if (!receiveErrorLogged) {
+            receiveErrorLogged = true;
+            LOG.warn("udp port {}: receiving failed (later failures are only counted): {}", localAddress.text(),
+                    e.toString());
+        }
+    }
+
     /**
      * {@inheritDoc}
      *
-     * <p>A UDP port cannot tell without a selector thread of its own, so it never calls
-     * {@code wakeup}: an idle progress agent finds datagrams when its park ends.
+     * <p>A UDP port cannot tell without a selector thread of its own, so it ignores
+     * {@code wakeup} and never calls it: an idle progress agent finds datagrams when its park ends
+     * (at most {@code SoftConfig.maxIdlePark} later).
      */
     @Override
     public void onReceivable(Runnable wakeup) {
-        this.wakeup = wakeup;
+        // Nothing to register: see above.
     }
 
     /** A snapshot of this port's counters. */
