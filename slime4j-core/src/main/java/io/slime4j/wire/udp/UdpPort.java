@@ -1,0 +1,397 @@
+package io.slime4j.wire.udp;
+
+import io.slime4j.wire.PacketHandler;
+import io.slime4j.wire.WireAddress;
+import io.slime4j.wire.WirePort;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.net.Inet4Address;
+import java.net.Inet6Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.DatagramChannel;
+import java.nio.channels.UnsupportedAddressTypeException;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * One rail of a {@link UdpWire}: a data channel at the bound port and a priority channel at a
+ * second port (both non-blocking {@link DatagramChannel}s), or only the data channel for a
+ * single-socket rail. See {@link io.slime4j.wire.udp} for how peers find the priority channel and
+ * how sources are recognised.
+ *
+ * <p>Sending writes the datagram straight from the caller's segment when it is native (the
+ * engine's transmit buffer), else through a copy into a direct buffer; a full kernel buffer makes
+ * {@code send} return false at once. Receiving reads into one reused direct buffer whose segment
+ * view is handed to the handler. Neither allocates per datagram beyond what
+ * {@link DatagramChannel#receive} itself does (the source address; the source's
+ * {@link UdpAddress} is cached).
+ *
+ * <p>Threading as in {@link io.slime4j.wire.udp}: one sending thread, one receiving thread (may be
+ * the same), {@link #close()} and {@link #resolve} from any thread.
+ */
+public final class UdpPort implements WirePort {
+    private static final Logger LOG = LoggerFactory.getLogger(UdpPort.class);
+    private static final VarHandle CLOSED;
+
+    static {
+        try {
+            CLOSED = MethodHandles.lookup().findVarHandle(UdpPort.class, "closed", boolean.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final UdpWire wire;
+    private final DatagramChannel dataChannel;
+    private final DatagramChannel priorityChannel;
+    private final UdpAddress boundAddress;
+    private final UdpAddress localAddress;
+    private final int maxDatagramSize;
+    private final int receiveBufferSize;
+    private final int sendBufferSize;
+    private final ConcurrentHashMap<InetSocketAddress, UdpAddress> peers = new ConcurrentHashMap<>();
+    private volatile int peersVersion;
+    private final UdpCounters sendCounters = new UdpCounters();
+    private final UdpCounters receiveCounters = new UdpCounters();
+    private volatile boolean closed;
+
+    // Sending thread only.
+    private MemorySegment lastSegment;
+    private ByteBuffer lastSegmentBuffer;
+    private ByteBuffer copyBuffer;
+    private MemorySegment copySegment;
+    private boolean sendErrorLogged;
+
+    // Receiving thread only.
+    private final ByteBuffer receiveBuffer;
+    private final MemorySegment receiveSegment;
+    private final SourceCache dataSources = new SourceCache();
+    private final SourceCache prioritySources = new SourceCache();
+    private boolean receiveErrorLogged;
+    private int lastPolled;
+
+    /**
+     * A port over channels already bound and configured non-blocking; takes ownership of them.
+     *
+     * @param wire            the wire to tell on close, or null
+     * @param dataChannel     the data channel
+     * @param priorityChannel the priority channel, or null for a single-socket rail
+     * @param boundAddress    where the channels are bound
+     * @param localAddress    the address advertised to peers
+     */
+    UdpPort(UdpWire wire, DatagramChannel dataChannel, DatagramChannel priorityChannel, UdpAddress boundAddress,
+            UdpAddress localAddress, int maxDatagramSize, int receiveBufferSize, int sendBufferSize) {
+        this.wire = wire;
+        this.dataChannel = dataChannel;
+        this.priorityChannel = priorityChannel;
+        this.boundAddress = boundAddress;
+        this.localAddress = localAddress;
+        this.maxDatagramSize = maxDatagramSize;
+        this.receiveBufferSize = receiveBufferSize;
+        this.sendBufferSize = sendBufferSize;
+        // One byte more than the largest datagram accepted, so that a larger one shows as such.
+        this.receiveBuffer = ByteBuffer.allocateDirect(maxDatagramSize + 1);
+        this.receiveSegment = MemorySegment.ofBuffer(receiveBuffer);
+    }
+
+    /** The address peers send to: the advertised address if one was configured, else the bound one. */
+    @Override
+    public UdpAddress localAddress() {
+        return localAddress;
+    }
+
+    /** Where the channels are bound (the priority port is 0 for a single-socket rail). */
+    public UdpAddress boundAddress() {
+        return boundAddress;
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Also remembers the address, so that datagrams from either of its sockets are reported as
+     * coming from it (the latest address resolved wins for a socket address). Safe from any thread.
+     *
+     * @throws IllegalArgumentException naming the text if it is not a udp peer address, or if its
+     *                                  address family cannot be reached from this port's sockets
+     */
+    @Override
+    public UdpAddress resolve(String address) {
+        UdpAddress a = UdpAddress.parse(address);
+        InetAddress host = a.socketAddress().getAddress();
+        InetAddress bound = boundAddress.socketAddress().getAddress();
+        boolean reachable = bound instanceof Inet4Address ? host instanceof Inet4Address
+                : bound.isAnyLocalAddress() || host instanceof Inet6Address;
+        if (!reachable) {
+            throw new IllegalArgumentException("udp address '" + address + "' cannot be reached from the port bound at "
+                    + boundAddress.text() + " (another address family)");
+        }
+        synchronized (peers) {
+            boolean changed = !a.equals(peers.put(a.socketAddress(), a));
+            if (a.hasPriorityPort()) {
+                changed |= !a.equals(peers.put(a.prioritySocketAddress(), a));
+            }
+            if (changed) {
+                peersVersion++;
+            }
+        }
+        return a;
+    }
+
+    /** {@link UdpConfig#maxDatagramSize()}. */
+    @Override
+    public int maxPacketSize() {
+        return maxDatagramSize;
+    }
+
+    /** SO_RCVBUF of the data channel as the kernel reports it (Linux: twice the usable size). */
+    public int receiveBufferSize() {
+        return receiveBufferSize;
+    }
+
+    /** SO_SNDBUF of the data channel as the kernel reports it (Linux: twice the usable size). */
+    public int sendBufferSize() {
+        return sendBufferSize;
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>A priority datagram goes to the peer's priority port (its data port if it has none) and
+     * leaves from this rail's priority socket (its data socket for a single-socket rail). Returns
+     * false, never blocking, when the socket's send buffer is full, on an I/O error (counted, the
+     * first one logged) and once closed.
+     *
+     * @throws IllegalArgumentException if {@code to} is not a {@link UdpAddress} or {@code length}
+     *                                  is outside 0..min(maxPacketSize, segment size)
+     */
+    @Override
+    public boolean send(WireAddress to, MemorySegment packet, int length, boolean priority) {
+        if (!(to instanceof UdpAddress destination)) {
+            throw new IllegalArgumentException("not a udp address: " + to);
+        }
+        if (length < 0 || length > maxDatagramSize || length > packet.byteSize()) {
+            throw new IllegalArgumentException("length must be in 0.." + maxDatagramSize
+                    + " and within the segment (" + packet.byteSize() + " bytes), was " + length);
+        }
+        if (closed) {
+            return false;
+        }
+        ByteBuffer buffer = sendBuffer(packet, length);
+        DatagramChannel channel = priority && priorityChannel != null ? priorityChannel : dataChannel;
+        InetSocketAddress target = priority ? destination.prioritySocketAddress() : destination.socketAddress();
+        try {
+            if (channel.send(buffer, target) == 0) {
+                sendCounters.increment(UdpCounters.SEND_BUFFER_FULL);
+                return false;
+            }
+        } catch (ClosedChannelException e) {
+            if (!closed) {
+                logSendError(target, e);
+            }
+            return false;
+        } catch (IOException | UnsupportedAddressTypeException | SecurityException e) {
+            sendCounters.increment(UdpCounters.SEND_ERRORS);
+            logSendError(target, e);
+            return false;
+        }
+        sendCounters.increment(UdpCounters.DATAGRAMS_SENT);
+        sendCounters.add(UdpCounters.BYTES_SENT, length);
+        return true;
+    }
+
+    private ByteBuffer sendBuffer(MemorySegment packet, int length) {
+        if (packet.isNative() && packet.byteSize() <= Integer.MAX_VALUE) {
+            if (packet != lastSegment) {
+                lastSegmentBuffer = packet.asByteBuffer();
+                lastSegment = packet;
+            }
+            return lastSegmentBuffer.clear().limit(length);
+        }
+        if (copyBuffer == null) {
+            copyBuffer = ByteBuffer.allocateDirect(maxDatagramSize);
+            copySegment = MemorySegment.ofBuffer(copyBuffer);
+        }
+        MemorySegment.copy(packet, 0, copySegment, 0, length);
+        return copyBuffer.clear().limit(length);
+    }
+
+    private void logSendError(InetSocketAddress target, Exception e) {
+        if (!sendErrorLogged) {
+            sendErrorLogged = true;
+            LOG.warn("udp port {}: sending to {} failed (later failures are only counted): {}", localAddress.text(),
+                    target, e.toString());
+        }
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Order: the priority channel up to {@code limit - limit/8} datagrams, then the data channel,
+     * then the priority channel again with what is left; the eighth kept back means a flood on the
+     * priority port cannot starve the data channel. Datagrams larger than
+     * {@link #maxPacketSize()} are dropped and counted, and use up the limit too. The source is
+     * the resolved {@link UdpAddress} it belongs to, or a single-socket address of the bare
+     * source when no resolved address owns it.
+     */
+    @Override
+    public int receive(PacketHandler handler, int limit) {
+        if (closed || limit <= 0) {
+            return 0;
+        }
+        if (priorityChannel == null) {
+            return drain(dataChannel, dataSources, handler, limit, false);
+        }
+        int quota = limit - (limit >>> 3);
+        int n = drain(priorityChannel, prioritySources, handler, quota, true);
+        int priorityPolled = lastPolled;
+        int budget = limit - priorityPolled;
+        n += drain(dataChannel, dataSources, handler, budget, false);
+        if (priorityPolled == quota && lastPolled < budget) {
+            n += drain(priorityChannel, prioritySources, handler, budget - lastPolled, true);
+        }
+        return n;
+    }
+
+    /**
+     * Receives up to {@code budget} datagrams from {@code channel}, handing each that fits to the
+     * handler. Returns the number handed; {@link #lastPolled} is the number received.
+     */
+    private int drain(DatagramChannel channel, SourceCache sources, PacketHandler handler, int budget,
+                      boolean priority) {
+        int handed = 0;
+        lastPolled = 0;
+        for (int i = 0; i < budget; i++) {
+            receiveBuffer.clear();
+            SocketAddress source;
+            try {
+                source = channel.receive(receiveBuffer);
+            } catch (ClosedChannelException e) {
+                if (!closed) {
+                    logReceiveError(e); // closed under the receiving thread, e.g. by an interrupt
+                }
+                return handed;
+            } catch (IOException e) {
+                receiveCounters.increment(UdpCounters.RECEIVE_ERRORS);
+                logReceiveError(e);
+                return handed;
+            }
+            if (source == null) {
+                return handed;
+            }
+            lastPolled++;
+            int length = receiveBuffer.position();
+            if (length > maxDatagramSize) {
+                receiveCounters.increment(UdpCounters.OVERSIZE_DROPS);
+                continue;
+            }
+            receiveCounters.increment(UdpCounters.DATAGRAMS_RECEIVED);
+            receiveCounters.add(UdpCounters.BYTES_RECEIVED, length);
+            if (priority) {
+                receiveCounters.increment(UdpCounters.PRIORITY_RECEIVED);
+            }
+            handler.onPacket(receiveSegment, length, sources.from((InetSocketAddress) source));
+            handed++;
+        }
+        return handed;
+    }
+
+    private void logReceiveError(Exception e) {
+        if (!receiveErrorLogged) {
+            receiveErrorLogged = true;
+            LOG.warn("udp port {}: receiving failed (later failures are only counted): {}", localAddress.text(),
+                    e.toString());
+        }
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>A UDP port cannot tell without a selector thread of its own, so it ignores
+     * {@code wakeup} and never calls it: an idle progress agent finds datagrams when its park ends
+     * (at most {@code SoftConfig.maxIdlePark} later).
+     */
+    @Override
+    public void onReceivable(Runnable wakeup) {
+        // Nothing to register: see above.
+    }
+
+    /** A snapshot of this port's counters. */
+    public UdpPortStats stats() {
+        long[] totals = new long[UdpCounters.COUNT];
+        sendCounters.addTo(totals);
+        receiveCounters.addTo(totals);
+        return UdpPortStats.of(totals);
+    }
+
+    /** Whether {@link #close()} has been called. */
+    public boolean isClosed() {
+        return closed;
+    }
+
+    /**
+     * Closes both channels; idempotent, any thread. A send or receive running concurrently returns
+     * false or 0.
+     */
+    @Override
+    public void close() {
+        if (!CLOSED.compareAndSet(this, false, true)) {
+            return;
+        }
+        closeQuietly(priorityChannel);
+        closeQuietly(dataChannel);
+        if (wire != null) {
+            wire.unbind(this);
+        }
+        LOG.debug("udp port {} closed: {}", localAddress.text(), stats());
+    }
+
+    private void closeQuietly(DatagramChannel channel) {
+        if (channel == null) {
+            return;
+        }
+        try {
+            channel.close();
+        } catch (IOException e) {
+            LOG.debug("udp port {}: closing a channel failed", localAddress.text(), e);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "UdpPort[" + localAddress.text() + (localAddress.equals(boundAddress) ? "" : " bound " + boundAddress.text())
+                + (closed ? ", closed]" : "]");
+    }
+
+    /**
+     * The last source seen on one channel and the address reported for it; looked up again when the
+     * source changes or a new address was resolved since. Receiving thread only.
+     */
+    private final class SourceCache {
+        private InetSocketAddress last;
+        private UdpAddress from;
+        private int version = -1;
+
+        UdpAddress from(InetSocketAddress source) {
+            int v = peersVersion;
+            if (v == version && (source == last || source.equals(last))) {
+                return from;
+            }
+            UdpAddress a = peers.get(source);
+            if (a == null) {
+                a = new UdpAddress(source, 0);
+            }
+            last = source;
+            from = a;
+            version = v;
+            return a;
+        }
+    }
+}

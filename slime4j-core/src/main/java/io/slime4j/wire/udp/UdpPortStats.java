@@ -1,0 +1,31 @@
+package io.slime4j.wire.udp;
+
+/**
+ * A snapshot of a {@link UdpPort}'s counters (both channels). Datagrams the kernel dropped (a full
+ * receive buffer, a lost packet) are not seen by the port and show only in the engine's
+ * retransmission counters and in {@code /proc/net/snmp} ({@code RcvbufErrors}).
+ *
+ * @param datagramsSent             datagrams the kernel accepted
+ * @param bytesSent                 bytes of those datagrams
+ * @param sendBufferFull            sends refused because the socket's send buffer was full
+ *                                  ({@code send} returned false)
+ * @param sendErrors                sends that failed with an I/O error (also returned false)
+ * @param datagramsReceived         datagrams handed to a handler, both channels
+ * @param priorityDatagramsReceived of those, datagrams that arrived on the priority channel
+ * @param bytesReceived             bytes of the datagrams handed over
+ * @param oversizeDrops             received datagrams dropped for exceeding
+ *                                  {@link UdpConfig#maxDatagramSize()}
+ * @param receiveErrors             receives that failed with an I/O error
+ */
+public record UdpPortStats(long datagramsSent, long bytesSent, long sendBufferFull, long sendErrors,
+                           long datagramsReceived, long priorityDatagramsReceived, long bytesReceived,
+                           long oversizeDrops, long receiveErrors) {
+
+    /** The stats held in an array indexed as {@link UdpCounters}. */
+    static UdpPortStats of(long[] v) {
+        return new UdpPortStats(v[UdpCounters.DATAGRAMS_SENT], v[UdpCounters.BYTES_SENT],
+                v[UdpCounters.SEND_BUFFER_FULL], v[UdpCounters.SEND_ERRORS], v[UdpCounters.DATAGRAMS_RECEIVED],
+                v[UdpCounters.PRIORITY_RECEIVED], v[UdpCounters.BYTES_RECEIVED], v[UdpCounters.OVERSIZE_DROPS],
+                v[UdpCounters.RECEIVE_ERRORS]);
+    }
+}

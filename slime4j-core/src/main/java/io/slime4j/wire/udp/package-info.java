@@ -1,0 +1,51 @@
+/**
+ * The UDP wire: the soft engine's datagrams over non-blocking {@link java.nio.channels.DatagramChannel}s,
+ * one rail ({@link io.slime4j.wire.udp.UdpPort}) per bound port.
+ *
+ * <h2>Two channels per rail</h2>
+ * A rail has a data channel, bound at the port the user chose, and a priority channel (usnic's
+ * command channel: ACKs and tiny messages) bound at a second port, ephemeral unless the bind text
+ * names it. Priority traffic must arrive on a socket of its own so that the receiver can drain it
+ * before data, and must leave from one so that a send buffer full of data never holds back an ACK.
+ * Peers learn the second port from the advertised address, which names both:
+ * {@code udp:HOST:DATA_PORT/PRIORITY_PORT}. No port arithmetic (data port + 1) is assumed: that
+ * breaks as soon as the neighbouring port is taken or a NAT maps the two differently.
+ *
+ * <p>An address without a priority port ({@code udp:HOST:PORT}) is a single-socket rail: peers send
+ * it everything on the data port, and it sends everything from its data socket. A rail becomes one
+ * when its advertised address names a data port but no priority port; it is also what any plain
+ * {@code udp:HOST:PORT} peer address means, so the wire talks to single-socket peers too.
+ *
+ * <h2>Sources</h2>
+ * The engine accepts a datagram only from its queue pair's peer, comparing addresses as values. A
+ * datagram's source is one of the peer's two sockets, so a port remembers every address it has
+ * {@linkplain io.slime4j.wire.udp.UdpPort#resolve resolved} under both of its socket addresses and
+ * reports a datagram from either as coming from that address. A source no resolved address owns is
+ * reported as a single-socket address of itself, which equals no peer with a priority channel. The
+ * advertised address must therefore be where the peer's datagrams come from: its bound address, or
+ * the public address of a NAT that maps each socket to the advertised port.
+ *
+ * <h2>Advertised addresses</h2>
+ * By default a rail advertises its bound address (for a wildcard bind, the local host's address).
+ * {@link io.slime4j.wire.udp.UdpConfig#advertisedAddress()} or
+ * {@link io.slime4j.wire.udp.UdpWire#bind(String, String)} override it for NAT and relays:
+ * {@code udp:HOST} replaces the host, {@code udp:HOST:PORT/PRIORITY_PORT} the ports too.
+ *
+ * <h2>Limits</h2>
+ * Datagrams are at most {@link io.slime4j.wire.udp.UdpConfig#maxDatagramSize()} bytes (65,507 by
+ * default, the IPv4 maximum); the engine's MTU plus its 64-byte header must fit. Socket buffers
+ * default to 4 MiB; the kernel may clamp them ({@code net.core.rmem_max}, {@code wmem_max}).
+ * What the kernel drops is recovered by the engine's retransmissions.
+ *
+ * <h2>Threading</h2>
+ * {@code send} is called by one thread at a time and {@code receive} by one thread at a time (the
+ * owning device's progress agent does both); {@code resolve}, {@code close}, {@code stats} and
+ * the accessors are safe from any thread. {@code send} and {@code receive} never block and never
+ * allocate per datagram beyond the source address {@code DatagramChannel.receive} returns. A UDP
+ * port never calls the {@code onReceivable} wakeup (it cannot tell without a selector thread): an
+ * idle agent finds new datagrams when its park ends. As for every NIO channel, interrupting the
+ * thread inside {@code send} or {@code receive} closes the channel; the port then drops everything
+ * (logged once). {@code close} is idempotent; a concurrent {@code send} returns false and a
+ * concurrent {@code receive} returns early.
+ */
+package io.slime4j.wire.udp;

@@ -1,0 +1,75 @@
+package io.slime4j.crossprocess;
+
+import io.slime4j.soft.SoftConfig;
+import io.slime4j.soft.SoftDevice;
+import io.slime4j.verbs.AccessFlags;
+import io.slime4j.verbs.CompletionQueue;
+import io.slime4j.verbs.MemoryRegion;
+import io.slime4j.verbs.ProtectionDomain;
+import io.slime4j.verbs.QpConfig;
+import io.slime4j.verbs.QueuePair;
+import io.slime4j.verbs.WorkCompletion;
+import io.slime4j.wire.udp.UdpConfig;
+import io.slime4j.wire.udp.UdpWire;
+import java.lang.foreign.Arena;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/** The test process's side: a soft device on a UDP rail of 127.0.0.1 with one queue pair. */
+final class LocalSide implements AutoCloseable {
+    final UdpWire wire = new UdpWire(UdpConfig.defaults());
+    final Arena arena = Arena.ofShared();
+    final SoftDevice device;
+    final ProtectionDomain pd;
+    final CompletionQueue cq;
+    final QueuePair qp;
+
+    LocalSide(String name, QpConfig config) {
+        device = SoftDevice.open(wire, "udp:127.0.0.1:0", SoftConfig.builder().name(name).build());
+        pd = device.allocateProtectionDomain();
+        cq = device.createCompletionQueue(4096);
+        qp = device.createQueuePair(pd, config, cq, cq);
+    }
+
+    /** Zeroed memory registered with every access. */
+    MemoryRegion region(long size) {
+        return pd.register(arena.allocate(size, 4096), AccessFlags.ALL);
+    }
+
+    /**
+     * Takes exactly {@code n} completions, oldest first, as copies; stops early if
+     * {@code quietSeconds} pass without one.
+     */
+    List<WorkCompletion> take(int n, long quietSeconds) throws InterruptedException {
+        List<WorkCompletion> taken = new ArrayList<>(n);
+        while (taken.size() < n) {
+            WorkCompletion[] into = WorkCompletion.array(Math.min(256, n - taken.size()));
+            int got = cq.await(into, quietSeconds, TimeUnit.SECONDS);
+            if (got == 0) {
+                break;
+            }
+            for (int i = 0; i < got; i++) {
+                taken.add(new WorkCompletion().copyFrom(into[i]));
+            }
+        }
+        return taken;
+    }
+
+    private boolean closed;
+
+    /** Closes the device (stopping its agent), then the wire and the memory; idempotent. */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            device.close();
+        } finally {
+            wire.close();
+            arena.close();
+        }
+    }
+}

@@ -1,0 +1,111 @@
+package io.slime4j.wire.udp;
+
+import io.slime4j.wire.PacketHandler;
+import io.slime4j.wire.WireAddress;
+import io.slime4j.wire.WirePort;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+
+/**
+ * A test decorator of a real port, placed between a device and its {@link UdpPort}: it copies the
+ * first datagram of each engine packet type the device sends (a real packet from the wire, the base
+ * for mutations), and it can inject datagrams that then leave from the device's own sockets, so
+ * that they pass the receiver's source check. Injection happens on the device's agent thread, in
+ * {@link #send}, right after a real datagram went to the peer, because a port has one sending thread.
+ */
+final class TapPort implements WirePort {
+    /** Offset of the packet type byte in the engine header (docs/WIRE.md). */
+    static final int TYPE_OFFSET = 1;
+
+    private final UdpPort port;
+    private final AtomicReferenceArray<byte[]> firstOfType = new AtomicReferenceArray<>(256);
+    private final Queue<Injection> injections = new ConcurrentLinkedQueue<>();
+    private final AtomicLong injected = new AtomicLong();
+
+    /** A datagram to send from the device's sockets to its peer. */
+    record Injection(byte[] bytes, boolean priority) {}
+
+    TapPort(UdpPort port) {
+        this.port = port;
+    }
+
+    /** The underlying port. */
+    UdpPort port() {
+        return port;
+    }
+
+    /** A copy of the first datagram of engine packet type {@code type} this device sent, or null. */
+    byte[] captured(int type) {
+        byte[] b = firstOfType.get(type);
+        return b == null ? null : b.clone();
+    }
+
+    /** Queues a datagram to go to the peer from this device's sockets. */
+    void inject(byte[] bytes, boolean priority) {
+        injections.add(new Injection(bytes, priority));
+    }
+
+    /** Injections still queued. */
+    int pendingInjections() {
+        return injections.size();
+    }
+
+    /** Injected datagrams sent so far. */
+    long injectedCount() {
+        return injected.get();
+    }
+
+    @Override
+    public UdpAddress localAddress() {
+        return port.localAddress();
+    }
+
+    @Override
+    public WireAddress resolve(String address) {
+        return port.resolve(address);
+    }
+
+    @Override
+    public int maxPacketSize() {
+        return port.maxPacketSize();
+    }
+
+    @Override
+    public boolean send(WireAddress to, MemorySegment packet, int length, boolean priority) {
+        if (length > TYPE_OFFSET) {
+            int type = packet.get(ValueLayout.JAVA_BYTE, TYPE_OFFSET) & 0xFF;
+            if (firstOfType.get(type) == null) {
+                firstOfType.compareAndSet(type, null, packet.asSlice(0, length).toArray(ValueLayout.JAVA_BYTE));
+            }
+        }
+        boolean sent = port.send(to, packet, length, priority);
+        for (int i = 0; i < 4; i++) {
+            Injection injection = injections.poll();
+            if (injection == null) {
+                break;
+            }
+            port.send(to, MemorySegment.ofArray(injection.bytes()), injection.bytes().length, injection.priority());
+            injected.incrementAndGet();
+        }
+        return sent;
+    }
+
+    @Override
+    public int receive(PacketHandler handler, int limit) {
+        return port.receive(handler, limit);
+    }
+
+    @Override
+    public void onReceivable(Runnable wakeup) {
+        port.onReceivable(wakeup);
+    }
+
+    @Override
+    public void close() {
+        port.close();
+    }
+}
