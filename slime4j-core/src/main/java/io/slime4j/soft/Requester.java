@@ -118,7 +118,7 @@ final class Requester {
         guardHead(now);
         probeTail(now);
         if (before(sndUna, highestSacked) && now - lastLossScanNanos > reorderWindow() / 2) {
-            fastRetransmit(highestSacked, now);
+            fastRetransmit(highestSacked, now, false);
         }
         work += sendRetransmits(now);
         work += sendResponses(now);
@@ -325,7 +325,11 @@ final class Requester {
     private boolean transmit(SendSegment s, long now, boolean retransmission) {
         HeaderFlyweight h = device.txHeader();
         MemorySegment buf = h.segment();
-        h.start(s.type, s.flags | F_ACK, qp.peerQpn(), qp.peerToken(), s.psn).ackPsn(qp.responder().expectedPsn());
+        int flags = s.flags | F_ACK;
+        if (!readAtomicUnacked) {
+            flags &= ~F_ORDERED; // no read or atomic is waiting to execute before it any more
+        }
+        h.start(s.type, flags, qp.peerQpn(), qp.peerToken(), s.psn).ackPsn(qp.responder().expectedPsn());
         int length = HEADER_LENGTH + s.payloadLength;
         try {
             if (s.wqe != null) {
@@ -465,9 +469,12 @@ final class Requester {
         }
         SendSegment s = window[sndUna & windowMask];
         if (!s.sacked && !s.acked && !s.queuedForRetransmit && now - s.sentAt > probeTimeout
-                && s.retries < config.retryCount()) {
+                && s.retries == 0 && config.retryCount() > 0) {
+            // once per segment, as an early first timeout: it spends the first retry and re-arms the
+            // timer with the first backoff, so the budget still lasts the whole doubling schedule
             lastProbeNanos = now;
-            s.retries++; // a probe is a retry: it spends from the same budget as a timeout
+            s.retries = 1;
+            device.timers().schedule(s, now + backoff(1));
             leavePipe(s);
             queueRetransmit(s);
         }
@@ -523,8 +530,9 @@ final class Requester {
         }
         leavePipe(s);
         if (!inRecovery || !before(s.psn, recoveryPsn)) {
+            // a timeout means the ACK clock stopped: restart from the floor, as TCP does after an RTO
             ssthresh = Math.max(MIN_CWND, cwnd / 2);
-            cwnd = ssthresh;
+            cwnd = MIN_CWND;
             inRecovery = true;
             recoveryPsn = sndNxt;
         }
@@ -577,6 +585,11 @@ final class Requester {
             sampleRtt(newest, now);
         }
         sndUna = ackPsn;
+        if (sndUna != sndNxt) {
+            // progress: the new oldest segment starts a fresh retry budget (IB resets its retry
+            // counter on progress); it may have timed out while it waited behind a hole
+            window[sndUna & windowMask].retries = 0;
+        }
         if (before(highestSacked, sndUna)) {
             highestSacked = sndUna;
         }
@@ -629,7 +642,7 @@ final class Requester {
                     highest = sndNxt;
                 }
                 if ((duplicate || goBack || h.length() > 0) && sndUna != sndNxt) {
-                    fastRetransmit(before(sndUna, highest) ? highest : sndUna + 1, now);
+                    fastRetransmit(before(sndUna, highest) ? highest : sndUna + 1, now, goBack);
                 }
             }
             case SYNDROME_RNR_NAK -> onRnrNak(h.psn(), now);
@@ -671,13 +684,14 @@ final class Requester {
     }
 
     /** Loss detection (as TCP RACK): resends the un-SACKed segments below {@code highest} judged lost. */
-    private void fastRetransmit(int highest, long now) {
+    private void fastRetransmit(int highest, long now, boolean goBack) {
         long reorderWindow = reorderWindow();
         lastLossScanNanos = now;
         boolean any = false;
         for (int psn = sndUna; before(psn, highest); psn++) {
             SendSegment s = window[psn & windowMask];
-            if (!s.sacked && !s.acked && !s.queuedForRetransmit && isLost(s, now, reorderWindow)) {
+            if (!s.sacked && !s.acked && !s.queuedForRetransmit
+                    && (isLost(s, now, reorderWindow) || (goBack && now - s.sentAt > srttNanos))) {
                 leavePipe(s);
                 queueRetransmit(s);
                 qp.countersSet().increment(Counter.FAST_RETRANSMITS);
@@ -895,7 +909,18 @@ final class Requester {
         return "sndUna=" + sndUna + " sndNxt=" + sndNxt + " pipe=" + pipe + " cwnd=" + (int) cwnd
                 + " sq[posted=" + qp.sqPosted() + " started=" + sqStarted + " completed=" + sqCompleted + "]"
                 + " rtxq=" + retransmitQueue.size() + " responses=" + responses.size() + " rnrWaiting=" + rnrWaiting + " halted=" + halted
-                + " outstandingRA=" + outstandingReadAtomic;
+                + " outstandingRA=" + outstandingReadAtomic + headState();
+    }
+
+    private String headState() {
+        if (sndUna == sndNxt) {
+            return "";
+        }
+        SendSegment s = window[sndUna & windowMask];
+        return " head[type=" + s.type + " flags=" + s.flags + " sacked=" + s.sacked + " acked=" + s.acked
+                + " queued=" + s.queuedForRetransmit + " inPipe=" + s.inPipe + " retries=" + s.retries
+                + " scheduled=" + s.isScheduled() + " ageMs=" + (System.nanoTime() - s.sentAt) / 1_000_000
+                + " retransmitted=" + s.retransmitted + " wqe=" + (s.wqe == null ? "-" : s.wqe.ssn + "/" + s.wqe.opcode) + "]";
     }
 
     /** Cancels every timer (queue pair destroyed or in ERR). */

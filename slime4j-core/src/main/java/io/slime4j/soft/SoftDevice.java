@@ -310,7 +310,8 @@ public final class SoftDevice implements VerbsDevice {
      * shared among its queue pairs, so that all peers together cannot overrun it.
      */
     long receiveWindowBytes() {
-        long buffer = port.receiveBufferSize();
+        // half: kernels report twice the usable size, and each datagram costs more than its payload
+        long buffer = port.receiveBufferSize() / 2;
         int n = Math.max(1, queuePairs.length);
         return Math.max(2L * port.maxPacketSize(), buffer / n);
     }

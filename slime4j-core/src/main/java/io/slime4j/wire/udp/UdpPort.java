@@ -152,6 +152,7 @@ public final class UdpPort implements WirePort {
     }
 
     /** SO_RCVBUF of the data channel as the kernel reports it (Linux: twice the usable size). */
+    @Override
     public int receiveBufferSize() {
         return receiveBufferSize;
     }
