@@ -1,0 +1,44 @@
+package io.slime4j.bench;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/** A child JVM running a served side of a benchmark, with a line handshake; always stopped on close. */
+final class ChildProcess implements AutoCloseable {
+    private final Process process;
+    final Handshake handshake;
+
+    ChildProcess(Class<?> main, String... args) throws IOException {
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add("-Xmx1g");
+        command.add("-cp");
+        command.add(System.getProperty("java.class.path"));
+        command.add(main.getName());
+        command.addAll(List.of(args));
+        process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        handshake = new Handshake(
+                new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8)),
+                new PrintStream(process.getOutputStream(), true, StandardCharsets.UTF_8));
+    }
+
+    @Override
+    public void close() throws IOException {
+        try {
+            handshake.send("QUIT");
+            if (!process.waitFor(5, TimeUnit.SECONDS)) {
+                process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            process.destroyForcibly();
+        }
+    }
+}

@@ -1,0 +1,47 @@
+package io.slime4j.bench;
+
+import java.util.Arrays;
+
+/** Command-line options of {@link WriteBench}, validated with one-line errors. */
+final class Options {
+    int[] sizes = {64 << 10, 1 << 20};
+    long bytes = 256L << 20;
+    int depth = 16;
+    int mtu = 16 << 10;
+    int rounds = 3;
+
+    static Options parse(String[] args) {
+        Options o = new Options();
+        for (int i = 0; i < args.length; i++) {
+            String value = i + 1 < args.length ? args[i + 1] : null;
+            if (value == null) {
+                throw new IllegalArgumentException(args[i] + " needs a value");
+            }
+            switch (args[i]) {
+                case "--sizes" -> o.sizes = Arrays.stream(value.split(",")).mapToInt(s -> (int) size(s)).toArray();
+                case "--bytes" -> o.bytes = size(value);
+                case "--depth" -> o.depth = Integer.parseInt(value);
+                case "--mtu" -> o.mtu = (int) size(value);
+                case "--rounds" -> o.rounds = Integer.parseInt(value);
+                default -> throw new IllegalArgumentException("unknown option " + args[i]);
+            }
+            i++;
+        }
+        return o;
+    }
+
+    int maxSize() {
+        return Arrays.stream(sizes).max().orElseThrow();
+    }
+
+    static long size(String text) {
+        String t = text.trim().toUpperCase();
+        long unit = t.endsWith("K") ? 1 << 10 : t.endsWith("M") ? 1 << 20 : t.endsWith("G") ? 1 << 30 : 1;
+        return Long.parseLong(unit == 1 ? t : t.substring(0, t.length() - 1)) * unit;
+    }
+
+    static String format(long bytes) {
+        return bytes >= 1 << 20 && bytes % (1 << 20) == 0 ? (bytes >> 20) + " MiB"
+                : bytes >= 1 << 10 && bytes % (1 << 10) == 0 ? (bytes >> 10) + " KiB" : bytes + " B";
+    }
+}

@@ -1,0 +1,94 @@
+package io.slime4j.bench;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+
+/**
+ * The baseline a Java user would write: a blocking NIO TCP stream of the same messages. The
+ * server side reads everything and answers one byte per round, so the client times delivery,
+ * not just buffering.
+ */
+final class TcpStream {
+    private static final int BUFFER = 1 << 20;
+
+    private TcpStream() {}
+
+    /** Served side: accepts one connection, then per round reads an 8-byte total and that many bytes, and acks. */
+    static void serve(Handshake handshake) throws IOException {
+        try (ServerSocketChannel server = ServerSocketChannel.open()) {
+            server.bind(new InetSocketAddress("127.0.0.1", 0));
+            handshake.send("PORT " + ((InetSocketAddress) server.getLocalAddress()).getPort());
+            try (SocketChannel channel = server.accept()) {
+                channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
+                ByteBuffer buffer = ByteBuffer.allocateDirect(BUFFER);
+                ByteBuffer header = ByteBuffer.allocate(8);
+                while (true) {
+                    header.clear();
+                    if (!readFully(channel, header)) {
+                        return;
+                    }
+                    long remaining = header.flip().getLong();
+                    while (remaining > 0) {
+                        buffer.clear().limit((int) Math.min(BUFFER, remaining));
+                        int n = channel.read(buffer);
+                        if (n < 0) {
+                            return;
+                        }
+                        remaining -= n;
+                    }
+                    channel.write(ByteBuffer.wrap(new byte[] {1}));
+                }
+            }
+        }
+    }
+
+    private static boolean readFully(SocketChannel channel, ByteBuffer buffer) throws IOException {
+        while (buffer.hasRemaining()) {
+            if (channel.read(buffer) < 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Client side: one connection, rounds of {@code count} messages of {@code size} bytes. */
+    static final class Client implements AutoCloseable {
+        private final SocketChannel channel;
+        private final ByteBuffer message;
+
+        Client(int port, int maxSize) throws IOException {
+            channel = SocketChannel.open(new InetSocketAddress("127.0.0.1", port));
+            channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
+            message = ByteBuffer.allocateDirect(maxSize);
+        }
+
+        /** Sends {@code count} messages of {@code size} bytes and waits for the ack; returns nanoseconds. */
+        long round(int size, int count) throws IOException {
+            long start = System.nanoTime();
+            ByteBuffer header = ByteBuffer.allocate(8).putLong((long) size * count).flip();
+            while (header.hasRemaining()) {
+                channel.write(header);
+            }
+            for (int i = 0; i < count; i++) {
+                message.clear().limit(size);
+                while (message.hasRemaining()) {
+                    channel.write(message);
+                }
+            }
+            ByteBuffer ack = ByteBuffer.allocate(1);
+            if (!readFully(channel, ack)) {
+                throw new IOException("TCP server closed the connection");
+            }
+            return System.nanoTime() - start;
+        }
+
+        @Override
+        public void close() throws IOException {
+            channel.close();
+        }
+    }
+}
