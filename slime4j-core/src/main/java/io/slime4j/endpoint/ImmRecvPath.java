@@ -177,8 +177,8 @@ final class ImmRecvPath {
         }
     }
 
-    /** cancelAll: drains both matching queues; waiting ops are cancelled (and settle, having no requests). */
-    void cancelAll(String why) {
+    /** cancelAll: drains both matching queues; waiting ops are cancelled (and settle, having no requests); how many. */
+    int cancelAll(String why) {
         List<OpState> drained;
         lock.lock();
         try {
@@ -188,9 +188,13 @@ final class ImmRecvPath {
         } finally {
             lock.unlock();
         }
+        int n = 0;
         for (OpState op : drained) {
-            op.cancel(why);
+            if (op.cancel(why)) {
+                n++;
+            }
             op.partDone();
         }
+        return n;
     }
 }

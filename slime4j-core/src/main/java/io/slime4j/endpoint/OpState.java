@@ -18,14 +18,14 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class OpState {
     private static final VarHandle RESULT;
-    private static final VarHandle VIEW;
+    private static final VarHandle VIEWS;
     private static final VarHandle ERROR;
 
     static {
         try {
             MethodHandles.Lookup l = MethodHandles.lookup();
             RESULT = l.findVarHandle(OpState.class, "result", Result.class);
-            VIEW = l.findVarHandle(OpState.class, "view", CompletableFuture.class);
+            VIEWS = l.findVarHandle(OpState.class, "views", ViewNode.class);
             ERROR = l.findVarHandle(OpState.class, "error", Failure.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
@@ -37,6 +37,9 @@ final class OpState {
 
     private record Failure(WcStatus status, String message) {}
 
+    /** A caller's view, in a lock-free stack of views. */
+    private record ViewNode(CompletableFuture<TransferFuture> view, ViewNode next) {}
+
     final long seq;
     final OpKind kind;
     final OpSignal signal;
@@ -47,7 +50,7 @@ final class OpState {
     private volatile int immediate;
     @SuppressWarnings("unused") private volatile Failure error;
     private volatile Result result;
-    private volatile CompletableFuture<TransferFuture> view;
+    @SuppressWarnings("unused") private volatile ViewNode views;
     /** The deferred immediate of a multi-queue-pair write-with-imm, or null. */
     ImmFence fence;
 
@@ -125,25 +128,27 @@ final class OpState {
         }
         tracker.completed(this);
         signal.fire();
-        CompletableFuture<TransferFuture> v = view;
-        if (v != null) {
-            tracker.completeView(v, future);
+        for (ViewNode n = views; n != null; n = n.next()) {
+            tracker.completeView(n.view(), future);
         }
         return true;
     }
 
-    /** The op's view, created on first use; completed off the dispatch thread. */
-    CompletableFuture<TransferFuture> view() {
-        CompletableFuture<TransferFuture> v = view;
-        if (v == null) {
-            CompletableFuture<TransferFuture> fresh = new CompletableFuture<>();
-            v = VIEW.compareAndSet(this, null, fresh) ? fresh : view;
-            if (result != null) {
-                // completed before the view existed: complete it here, on the caller's thread
-                OpTracker.completeViewNow(v, future);
-            }
+    /**
+     * A new view of this op, completed off the dispatch thread. Registered before the result is
+     * read (and the completer sets the result before reading the views), so a view is always
+     * completed by one side or both — completing twice is harmless.
+     */
+    CompletableFuture<TransferFuture> newView() {
+        CompletableFuture<TransferFuture> view = new CompletableFuture<>();
+        ViewNode head;
+        do {
+            head = views;
+        } while (!VIEWS.compareAndSet(this, head, new ViewNode(view, head)));
+        if (result != null) {
+            OpTracker.completeViewNow(view, future); // completed already: here, on the caller's thread
         }
-        return v;
+        return view;
     }
 
     @Override

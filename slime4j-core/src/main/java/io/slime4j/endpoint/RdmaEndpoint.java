@@ -220,8 +220,8 @@ public final class RdmaEndpoint implements AutoCloseable {
     }
 
     private int cancel(String why) {
-        imm.cancelAll(why);
-        return core.tracker.cancelAll(why);
+        int n = imm.cancelAll(why); // first, so that no waiting immRecv takes an arrival meanwhile
+        return n + core.tracker.cancelAll(why);
     }
 
     /** Whether {@link #close()} was called. */

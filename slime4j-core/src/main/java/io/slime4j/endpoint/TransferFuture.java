@@ -143,11 +143,11 @@ public final class TransferFuture {
      * <p>Its dependent stages never run on the endpoint's dispatch thread: the dispatcher only fires
      * the op's signal and hands the view's completion to {@link EndpointConfig#completionExecutor()}
      * (by default a new virtual thread), so a stage that blocks delays nothing but itself. Stages
-     * added after completion run on the thread adding them, as usual. Each call returns a new copy,
-     * so completing or cancelling it affects only that copy.
+     * added after completion run on the thread adding them, as usual. Each call returns a new,
+     * independent future, so completing or cancelling it affects only that one (never the op).
      */
     public CompletableFuture<TransferFuture> toCompletableFuture() {
-        return op.view().copy();
+        return op.newView();
     }
 
     @Override

@@ -91,6 +91,12 @@ final class EndpointPair implements AutoCloseable {
             assertThat(s.dispatchErrors.sum()).as("dispatch errors on %s", ep).isZero();
             assertThat(s.windowShortAtRelease.sum()).as("slot releases with a short window on %s", ep).isZero();
         }
+        io.slime4j.wire.inproc.FaultStats faults = wire.faultStats();
+        if (wire.faults().dropRate() > 0 && faults.packetsSent() > 1000) {
+            assertThat(faults.dropped()).as("packets dropped by the faulty wire: %s", faults).isPositive();
+            assertThat(faults.duplicated()).as("packets duplicated by the faulty wire").isPositive();
+            assertThat(faults.reordered()).as("packets reordered by the faulty wire").isPositive();
+        }
         if (expectNoRnr) {
             assertThat(rnrNaks()).as("RNR NAKs sent or received by either device").isZero();
         }
