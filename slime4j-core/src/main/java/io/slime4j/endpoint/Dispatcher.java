@@ -88,7 +88,9 @@ final class Dispatcher implements Runnable {
             }
         } catch (RuntimeException e) {
             core.stats.dispatchErrors.increment();
-            EndpointCore.log().error("endpoint {}: dispatching {} failed", core.name, wc, e);
+            if (core.stats.dispatchErrors.sum() <= 10) {
+                EndpointCore.log().error("endpoint {}: dispatching {} failed", core.name, wc, e);
+            }
         } catch (Error e) {
             core.stats.dispatchErrors.increment();
             core.markFailed("dispatch thread died: " + e);

@@ -17,8 +17,11 @@ final class ImmFence {
     final int qp;
     final long remoteAddress;
     final long remoteKey;
-    /** The slot and position reserved for the immediate request, once the caller got that far. */
-    volatile Slot slot;
+    /**
+     * The slot (by index: an op state never references a pooled slot) and position reserved for the
+     * immediate request, once the caller got that far; -1 before.
+     */
+    volatile int slot = -1;
     volatile int sub;
     /** Whether the caller holds a send-queue credit of {@link #qp} for the request. */
     volatile boolean sqCreditHeld;
@@ -41,7 +44,7 @@ final class ImmFence {
         return left == 0;
     }
 
-    boolean isImmRequest(Slot s, int position) {
-        return slot == s && sub == position;
+    boolean isImmRequest(int slotIndex, int position) {
+        return slot == slotIndex && sub == position;
     }
 }

@@ -67,7 +67,7 @@ final class IoPath {
                     int r = next + done;
                     if (r == plan.count) { // the fence's reserved position: always the last one
                         fence.sub = done;
-                        fence.slot = slot;
+                        fence.slot = slot.index;
                         continue;
                     }
                     int q = plan.qp[r];
@@ -114,7 +114,7 @@ final class IoPath {
             imm.returnPeerCredit();
         }
         if (fence != null) {
-            if (failure == null && fence.slot != null) {
+            if (failure == null && fence.slot >= 0) {
                 try {
                     fence.sqCreditHeld = core.acquire(core.transport.sqCredits[fence.qp]);
                 } catch (InterruptedException e) {
@@ -137,11 +137,11 @@ final class IoPath {
 
     /** Every data request of a deferred write-with-imm completed: post its immediate, or give back its reservations. */
     private void fire(OpState op, ImmFence f) {
-        Slot slot = f.slot;
-        if (slot == null) {
+        if (f.slot < 0) {
             imm.returnPeerCredit();
             return;
         }
+        Slot slot = pool.slot(f.slot);
         if (op.hasFailed() || op.isDone() || !f.sqCreditHeld) {
             if (f.sqCreditHeld) {
                 core.transport.sqCredits[f.qp].release();
@@ -180,7 +180,7 @@ final class IoPath {
                         + " bytes on io QP " + q + " completed with " + wc.status());
             }
             ImmFence f = op.fence;
-            if (f != null && !f.isImmRequest(slot, sub) && f.arrive(1)) {
+            if (f != null && !f.isImmRequest(slot.index, sub) && f.arrive(1)) {
                 fire(op, f);
             }
         }

@@ -203,7 +203,12 @@ public final class RdmaEndpoint implements AutoCloseable {
         return messages.recv(region, offset, length);
     }
 
-    /** The next immediate datum of the peer's write-with-imm, in arrival order. */
+    /**
+     * The next immediate datum of the peer's write-with-imm, in arrival order: callers and arrivals
+     * are matched first come, first served. RC orders arrivals only within one queue pair, so the
+     * peer's write-with-imm ops arrive in the order it issued them when they travel on one queue
+     * pair (always with {@code qps} 1); with several, ops in flight together may arrive in any order.
+     */
     public TransferFuture immRecv() {
         return imm.immRecv();
     }
