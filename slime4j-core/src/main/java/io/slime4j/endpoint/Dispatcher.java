@@ -1,6 +1,7 @@
 package io.slime4j.endpoint;
 
 import io.slime4j.verbs.CompletionQueueOverflowException;
+import io.slime4j.verbs.WcStatus;
 import io.slime4j.verbs.WorkCompletion;
 import java.util.concurrent.TimeUnit;
 
@@ -75,6 +76,11 @@ final class Dispatcher implements Runnable {
     }
 
     private void dispatch(WorkCompletion wc) {
+        if (!wc.isSuccess() && wc.status() != WcStatus.WR_FLUSH_ERR && !core.isClosing()) {
+            // a failed request moves its queue pair to ERR (the verbs contract): this endpoint is done
+            core.markFailed("queue pair " + wc.qpn() + " failed a request with " + wc.status()
+                    + (wc.status() == WcStatus.RETRY_EXC_ERR ? " (the peer stopped answering)" : ""));
+        }
         try {
             switch (WrIds.kind(wc.wrId())) {
                 case WrIds.IO -> io.onCompletion(wc);
