@@ -37,6 +37,11 @@ final class Checks {
         }
     }
 
+    /** A piece of test code that may throw. */
+    interface Body {
+        void run() throws Exception;
+    }
+
     /** Runs the garbage collector until {@code condition} holds or {@code attempts} runs passed; whether it held. */
     static boolean gcUntil(BooleanSupplier condition, int attempts) throws InterruptedException {
         for (int i = 0; i < attempts; i++) {

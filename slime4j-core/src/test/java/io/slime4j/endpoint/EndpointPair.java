@@ -12,6 +12,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.UnaryOperator;
 
 /**
  * Two connected endpoints {@link #a} and {@link #b} on two soft devices of one in-process wire,
@@ -32,11 +33,12 @@ final class EndpointPair implements AutoCloseable {
     private final Arena arena = Arena.ofShared();
     boolean expectNoRnr = true;
 
-    private EndpointPair(EndpointConfig config, FaultConfig faults, long regionBytes, EndpointHooks hooks) {
+    private EndpointPair(EndpointConfig config, FaultConfig faults, long regionBytes, EndpointHooks hooks,
+                         UnaryOperator<SoftConfig.Builder> device) {
         int n = N.incrementAndGet();
         wire = new InprocWire(faults);
-        deviceA = SoftDevice.open(wire, "ep-a" + n, SoftConfig.builder().name("ep-a" + n).build());
-        deviceB = SoftDevice.open(wire, "ep-b" + n, SoftConfig.builder().name("ep-b" + n).build());
+        deviceA = SoftDevice.open(wire, "ep-a" + n, device.apply(SoftConfig.builder()).name("ep-a" + n).build());
+        deviceB = SoftDevice.open(wire, "ep-b" + n, device.apply(SoftConfig.builder()).name("ep-b" + n).build());
         a = RdmaEndpoint.open(deviceA, config.toBuilder().name("a" + n).build(), hooks);
         b = RdmaEndpoint.open(deviceB, config.toBuilder().name("b" + n).build(), hooks);
         kvA = arena.allocate(regionBytes, 4096);
@@ -51,11 +53,17 @@ final class EndpointPair implements AutoCloseable {
     }
 
     static EndpointPair open(EndpointConfig config, FaultConfig faults, long regionBytes) {
-        return new EndpointPair(config, faults, regionBytes, EndpointHooks.DEFAULT);
+        return new EndpointPair(config, faults, regionBytes, EndpointHooks.DEFAULT, UnaryOperator.identity());
     }
 
     static EndpointPair open(EndpointConfig config, FaultConfig faults, long regionBytes, EndpointHooks hooks) {
-        return new EndpointPair(config, faults, regionBytes, hooks);
+        return new EndpointPair(config, faults, regionBytes, hooks, UnaryOperator.identity());
+    }
+
+    /** With devices whose settings {@code device} adjusts (the name is the fixture's). */
+    static EndpointPair open(EndpointConfig config, FaultConfig faults, long regionBytes, EndpointHooks hooks,
+                             UnaryOperator<SoftConfig.Builder> device) {
+        return new EndpointPair(config, faults, regionBytes, hooks, device);
     }
 
     static EndpointPair open(EndpointConfig config, long regionBytes) {
