@@ -35,6 +35,7 @@ final class Dispatcher implements Runnable {
     }
 
     void start() {
+        core.dispatchThread(thread);
         thread.start();
     }
 
@@ -51,6 +52,7 @@ final class Dispatcher implements Runnable {
         return dispatched;
     }
 
+    /** The dispatch loop. */
     @Override
     public void run() {
         while (running) {

@@ -120,17 +120,29 @@ public record EndpointConfig(String name, int qps, int ioSlots, int requestsPerS
         private QpConfig qpTemplate = QpConfig.defaults();
         private Executor completionExecutor;
 
+        /** Sets {@link EndpointConfig#name()}. */
         public Builder name(String v) { name = v; return this; }
+        /** Sets {@link EndpointConfig#qps()}. */
         public Builder qps(int v) { qps = v; return this; }
+        /** Sets {@link EndpointConfig#ioSlots()}. */
         public Builder ioSlots(int v) { ioSlots = v; return this; }
+        /** Sets {@link EndpointConfig#requestsPerSlot()}. */
         public Builder requestsPerSlot(int v) { requestsPerSlot = v; return this; }
+        /** Sets {@link EndpointConfig#maxRequestBytes()}. */
         public Builder maxRequestBytes(int v) { maxRequestBytes = v; return this; }
+        /** Sets {@link EndpointConfig#messageSlots()}. */
         public Builder messageSlots(int v) { messageSlots = v; return this; }
+        /** Sets {@link EndpointConfig#immWindow()}. */
         public Builder immWindow(int v) { immWindow = v; return this; }
+        /** Sets {@link EndpointConfig#sendQueueDepth()}. */
         public Builder sendQueueDepth(int v) { sendQueueDepth = v; return this; }
+        /** Sets {@link EndpointConfig#slotTimeout()}. */
         public Builder slotTimeout(Duration v) { slotTimeout = v; return this; }
+        /** Sets {@link EndpointConfig#pollTimeout()}. */
         public Builder pollTimeout(Duration v) { pollTimeout = v; return this; }
+        /** Sets {@link EndpointConfig#qpTemplate()}. */
         public Builder qpTemplate(QpConfig v) { qpTemplate = v; return this; }
+        /** Sets {@link EndpointConfig#completionExecutor()}. */
         public Builder completionExecutor(Executor v) { completionExecutor = v; return this; }
 
         /** Applies {@code slime4j.endpoint.NAME} from {@code properties}, else {@code SLIME4J_ENDPOINT_NAME} from {@code env}. */
@@ -161,6 +173,7 @@ public record EndpointConfig(String name, int qps, int ioSlots, int requestsPerS
             }
         }
 
+        /** Validates and builds. */
         public EndpointConfig build() {
             return new EndpointConfig(name, qps, ioSlots, requestsPerSlot, maxRequestBytes, messageSlots, immWindow,
                     sendQueueDepth, slotTimeout, pollTimeout, qpTemplate, completionExecutor);

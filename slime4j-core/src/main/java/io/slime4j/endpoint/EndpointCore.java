@@ -23,6 +23,7 @@ final class EndpointCore {
     final Regions regions;
     final QpRouter router;
     final long slotTimeoutNanos;
+    private volatile Thread dispatchThread;
     private volatile boolean connected;
     private volatile boolean closing;
     private volatile String failure;
@@ -33,7 +34,8 @@ final class EndpointCore {
         this.transport = transport;
         this.hooks = hooks;
         this.tracker = new OpTracker(name, hooks, config.completionExecutor());
-        this.releaser = new SlotReleaser(hooks, transport, stats, () -> closing);
+        this.releaser = new SlotReleaser(hooks, transport, stats,
+                () -> onDispatchThread() && !closing && failure == null);
         this.regions = new Regions(name);
         this.router = QpRouter.roundRobin(config.qps());
         this.slotTimeoutNanos = config.slotTimeout().toNanos();
@@ -61,6 +63,18 @@ final class EndpointCore {
 
     boolean isClosing() {
         return closing;
+    }
+
+    boolean hasFailed() {
+        return failure != null;
+    }
+
+    void dispatchThread(Thread t) {
+        dispatchThread = t;
+    }
+
+    boolean onDispatchThread() {
+        return Thread.currentThread() == dispatchThread;
     }
 
     void markConnected() {

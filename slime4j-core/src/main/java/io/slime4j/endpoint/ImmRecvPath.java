@@ -150,8 +150,9 @@ final class ImmRecvPath {
     void acquirePeerCredit() {
         try {
             if (!core.acquire(peerCredits)) {
-                throw core.busy("no write-with-imm credit (the peer's window is " + "full of unprocessed immediates)");
+                throw core.busy("no write-with-imm credit (the peer's window is full of unprocessed immediates)");
             }
+            core.checkOpen(); // close() wakes waiters with spare permits
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new EndpointException("endpoint " + core.name + ": interrupted waiting for a write-with-imm credit", e);
@@ -161,6 +162,11 @@ final class ImmRecvPath {
     /** A credit taken but not spent (the immediate was never posted). */
     void returnPeerCredit() {
         peerCredits.release();
+    }
+
+    /** Closing: wakes every caller waiting for a credit (it then finds the endpoint closed). */
+    void wakeWaiters() {
+        peerCredits.release(Integer.MAX_VALUE / 2);
     }
 
     int peerCredits() {

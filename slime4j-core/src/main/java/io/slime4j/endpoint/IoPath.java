@@ -76,6 +76,11 @@ final class IoPath {
                         refusal = core.busy(failure + " for " + kind + " op " + op.seq);
                         break;
                     }
+                    if (core.isClosing()) { // close() wakes credit waiters with spare permits
+                        failure = "the endpoint closed while the op was being posted";
+                        refusal = new EndpointClosedException("endpoint " + core.name + " is closed");
+                        break;
+                    }
                     boolean carriesImm = withImm && !deferred && r == plan.count - 1;
                     wr.clear().wrId(WrIds.encode(WrIds.IO, q, slot.index, done, op.seq))
                             .opcode(kind == OpKind.READ ? Opcode.RDMA_READ

@@ -151,6 +151,7 @@ final class OpState {
         return view;
     }
 
+    /** For logs. */
     @Override
     public String toString() {
         Result r = result;

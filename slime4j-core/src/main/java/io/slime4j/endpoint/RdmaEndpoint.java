@@ -252,6 +252,7 @@ public final class RdmaEndpoint implements AutoCloseable {
         io.pool().close();
         messages.sendPool().close();
         messages.recvPool().close();
+        imm.wakeWaiters();
         core.transport.flush();
         messages.releaseUnmatched();
         long deadline = System.nanoTime() + CLOSE_QUIESCE_MILLIS * 1_000_000;
@@ -268,6 +269,8 @@ public final class RdmaEndpoint implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        core.transport.wakeCreditWaiters(); // only now: the dispatcher no longer counts credits
+        cancel("endpoint " + core.name + " closed"); // ops that raced with the first pass
         for (SlotPool pool : List.of(io.pool(), messages.sendPool(), messages.recvPool())) {
             for (Slot s : pool.leased()) { // leases whose completions will never come (receives with no data)
                 if (s.remaining() > 0) {
@@ -296,6 +299,7 @@ public final class RdmaEndpoint implements AutoCloseable {
         return true;
     }
 
+    /** For logs. */
     @Override
     public String toString() {
         return "RdmaEndpoint{" + core.name + (core.isClosing() ? ", closed" : core.isConnected() ? ", connected" : "")

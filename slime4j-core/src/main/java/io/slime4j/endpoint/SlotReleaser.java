@@ -12,13 +12,17 @@ final class SlotReleaser {
     private final EndpointHooks hooks;
     private final Transport transport;
     private final Stats stats;
-    private final BooleanSupplier closing;
+    private final BooleanSupplier checkWindows;
 
-    SlotReleaser(EndpointHooks hooks, Transport transport, Stats stats, BooleanSupplier closing) {
+    /**
+     * {@code checkWindows} says whether I5 applies to the current release: on the dispatch thread
+     * (where window receives are re-posted) of an endpoint that is neither closing nor failed.
+     */
+    SlotReleaser(EndpointHooks hooks, Transport transport, Stats stats, BooleanSupplier checkWindows) {
         this.hooks = hooks;
         this.transport = transport;
         this.stats = stats;
-        this.closing = closing;
+        this.checkWindows = checkWindows;
     }
 
     /** Counts {@code n} completions (or requests never posted) of the slot's current lease. */
@@ -31,7 +35,7 @@ final class SlotReleaser {
             return;
         }
         OpState op = slot.tenant();
-        if (transport.windowsMissing() > 0 && !closing.getAsBoolean()) {
+        if (checkWindows.getAsBoolean() && transport.windowsMissing() > 0) {
             stats.windowShortAtRelease.increment();
         }
         if (hooks.clearSlotOnRelease()) {

@@ -150,6 +150,7 @@ public final class TransferFuture {
         return op.newView();
     }
 
+    /** For logs. */
     @Override
     public String toString() {
         return op.toString();

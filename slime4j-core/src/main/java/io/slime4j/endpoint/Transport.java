@@ -161,6 +161,13 @@ final class Transport {
         }
     }
 
+    /** Closing: wakes every caller waiting for send-queue credit (it then finds the endpoint closed). */
+    void wakeCreditWaiters() {
+        for (Semaphore s : sqCredits) {
+            s.release(Integer.MAX_VALUE / 2);
+        }
+    }
+
     /** Closes the queue pairs, the control region, the completion queue, the domain and the arena. */
     void close() {
         for (QueuePair qp : all()) {

@@ -140,4 +140,35 @@ class BackPressureTest {
                     .hasMessageContaining("RETRY_EXC_ERR").hasMessageContaining("create a new one");
         }
     }
+
+    @Test
+    void closeReleasesCallersWaitingForASlotOrACredit() throws Exception {
+        EndpointConfig cfg = EndpointConfig.builder().messageSlots(1).immWindow(1).build(); // 30 s slot timeout
+        try (EndpointPair p = EndpointPair.open(cfg, 1 << 16)) {
+            p.wire.setFaults(FaultConfig.builder().dropRate(1.0).build()); // nothing completes any more
+            p.a.recv("kv", 0, 8);
+            p.a.writeWithImm(List.of(), 1); // spends the one credit
+            AtomicReference<Throwable> recvWaiter = new AtomicReference<>();
+            AtomicReference<Throwable> immWaiter = new AtomicReference<>();
+            Thread t1 = Thread.ofPlatform().start(() -> catching(recvWaiter, () -> p.a.recv("kv", 8, 8)));
+            Thread t2 = Thread.ofPlatform().start(() -> catching(immWaiter, () -> p.a.writeWithImm(List.of(), 2)));
+            Thread.sleep(100);
+            assertThat(t1.isAlive() && t2.isAlive()).as("both callers wait for back-pressure").isTrue();
+            long t0 = System.nanoTime();
+            p.a.close();
+            t1.join(10_000);
+            t2.join(10_000);
+            assertThat(System.nanoTime() - t0).isLessThan(TimeUnit.SECONDS.toNanos(10));
+            assertThat(recvWaiter.get()).isInstanceOf(EndpointClosedException.class);
+            assertThat(immWaiter.get()).isInstanceOf(EndpointClosedException.class);
+        }
+    }
+
+    private static void catching(AtomicReference<Throwable> into, Runnable r) {
+        try {
+            r.run();
+        } catch (Throwable t) {
+            into.set(t);
+        }
+    }
 }
