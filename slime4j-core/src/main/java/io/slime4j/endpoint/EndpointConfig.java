@@ -1,0 +1,182 @@
+package io.slime4j.endpoint;
+
+import io.slime4j.verbs.QpConfig;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.Executor;
+import java.util.function.Function;
+
+/**
+ * Settings of an {@link RdmaEndpoint}, validated at build time. {@link #builder()} holds the
+ * defaults below; {@link #fromEnvironment()} starts from them and applies the system property
+ * {@code slime4j.endpoint.NAME} or else the environment variable {@code SLIME4J_ENDPOINT_NAME} of
+ * every numeric or duration setting (durations in ISO-8601, e.g. {@code PT5S}).
+ *
+ * @param name               endpoint name for logs and thread names; empty picks {@code endpoint-N}
+ * @param qps                io queue pairs that one-sided batches are spread over, 1..64 (default 1);
+ *                           the endpoint adds two more for messages (meta and data)
+ * @param ioSlots            pooled slots for one-sided ops, 1..65536 (default 256): an op leases
+ *                           one slot per {@code requestsPerSlot} work requests
+ * @param requestsPerSlot    work requests one io slot carries, 1..4096 (default 16)
+ * @param maxRequestBytes    bytes per work request at most (default 1 MiB); a larger assignment is
+ *                           split into several requests, spread over the io queue pairs
+ * @param messageSlots       send slots and recv slots, each, 1..16384 (default 64): outstanding
+ *                           sends and receives at most; also the size of the message data receive
+ *                           window. The peer's value must not exceed this endpoint's
+ * @param immWindow          receives pre-posted for write-with-imm per io queue pair, 1..65536
+ *                           (default 256): the credits the peer may use
+ * @param sendQueueDepth     send queue depth of each io queue pair, 1..65536 (default 1024)
+ * @param slotTimeout        how long a call waits for a free slot or send-queue credit before it
+ *                           fails with {@link EndpointBusyException} (default 30 s)
+ * @param pollTimeout        the dispatch thread's bounded wait on the completion queue
+ *                           (default 100 ms; it wakes at once on a completion)
+ * @param qpTemplate         queue pair attributes (MTU, timers, retries); the endpoint sets the
+ *                           depths and signals every request (default {@link QpConfig#defaults()})
+ * @param completionExecutor runs the completion of {@link TransferFuture#toCompletableFuture()}
+ *                           views, so their dependent stages never run on the dispatch thread;
+ *                           null (default) starts a virtual thread per completed view
+ */
+public record EndpointConfig(String name, int qps, int ioSlots, int requestsPerSlot, int maxRequestBytes,
+                             int messageSlots, int immWindow, int sendQueueDepth, Duration slotTimeout,
+                             Duration pollTimeout, QpConfig qpTemplate, Executor completionExecutor) {
+
+    /** Meta-queue-pair entries kept for credit messages beyond {@link #messageSlots()}. */
+    static final int CREDIT_RESERVE = 8;
+
+    /** Validates every setting. */
+    public EndpointConfig {
+        name = name == null ? "" : name;
+        range("qps", qps, 1, 64);
+        range("ioSlots", ioSlots, 1, 1 << 16);
+        range("requestsPerSlot", requestsPerSlot, 1, WrIds.MAX_SUBS);
+        range("maxRequestBytes", maxRequestBytes, 1, Integer.MAX_VALUE);
+        range("messageSlots", messageSlots, 1, 1 << 14);
+        range("immWindow", immWindow, 1, QpConfig.MAX_DEPTH - Transport.RQ_SLACK);
+        range("sendQueueDepth", sendQueueDepth, 1, QpConfig.MAX_DEPTH);
+        positive("slotTimeout", slotTimeout);
+        positive("pollTimeout", pollTimeout);
+        if (pollTimeout.toMillis() > 10_000) {
+            throw new IllegalArgumentException("pollTimeout must be at most 10 s, was " + pollTimeout);
+        }
+        if (qpTemplate == null) {
+            throw new IllegalArgumentException("qpTemplate must not be null");
+        }
+        // the ranges above keep completionQueueCapacity(...) below 2^24 (at most about 8.5 million)
+    }
+
+    /** Completions that can be outstanding at once: the capacity of the endpoint's one completion queue. */
+    static long completionQueueCapacity(int qps, int sendQueueDepth, int immWindow, int messageSlots) {
+        return (long) qps * (sendQueueDepth + immWindow + Transport.RQ_SLACK)
+                + 4L * (messageSlots + CREDIT_RESERVE + Transport.RQ_SLACK);
+    }
+
+    private static void range(String what, long v, long min, long max) {
+        if (v < min || v > max) {
+            throw new IllegalArgumentException(what + " must be in " + min + ".." + max + ", was " + v);
+        }
+    }
+
+    private static void positive(String what, Duration d) {
+        if (d == null || d.isNegative() || d.isZero()) {
+            throw new IllegalArgumentException(what + " must be a positive duration, was " + d);
+        }
+    }
+
+    /** The defaults. */
+    public static EndpointConfig defaults() {
+        return builder().build();
+    }
+
+    /** A builder holding the defaults. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** A builder holding the defaults overridden by system properties and environment variables. */
+    public static Builder fromEnvironment() {
+        return builder().apply(System::getProperty, System.getenv());
+    }
+
+    /** A builder initialised from this configuration. */
+    public Builder toBuilder() {
+        return new Builder().name(name).qps(qps).ioSlots(ioSlots).requestsPerSlot(requestsPerSlot)
+                .maxRequestBytes(maxRequestBytes).messageSlots(messageSlots).immWindow(immWindow)
+                .sendQueueDepth(sendQueueDepth).slotTimeout(slotTimeout).pollTimeout(pollTimeout)
+                .qpTemplate(qpTemplate).completionExecutor(completionExecutor);
+    }
+
+    /** Builds an {@link EndpointConfig}; defaults in the field initialisers. */
+    public static final class Builder {
+        private String name = "";
+        private int qps = 1;
+        private int ioSlots = 256;
+        private int requestsPerSlot = 16;
+        private int maxRequestBytes = 1 << 20;
+        private int messageSlots = 64;
+        private int immWindow = 256;
+        private int sendQueueDepth = 1024;
+        private Duration slotTimeout = Duration.ofSeconds(30);
+        private Duration pollTimeout = Duration.ofMillis(100);
+        private QpConfig qpTemplate = QpConfig.defaults();
+        private Executor completionExecutor;
+
+        /** Sets {@link EndpointConfig#name()}. */
+        public Builder name(String v) { name = v; return this; }
+        /** Sets {@link EndpointConfig#qps()}. */
+        public Builder qps(int v) { qps = v; return this; }
+        /** Sets {@link EndpointConfig#ioSlots()}. */
+        public Builder ioSlots(int v) { ioSlots = v; return this; }
+        /** Sets {@link EndpointConfig#requestsPerSlot()}. */
+        public Builder requestsPerSlot(int v) { requestsPerSlot = v; return this; }
+        /** Sets {@link EndpointConfig#maxRequestBytes()}. */
+        public Builder maxRequestBytes(int v) { maxRequestBytes = v; return this; }
+        /** Sets {@link EndpointConfig#messageSlots()}. */
+        public Builder messageSlots(int v) { messageSlots = v; return this; }
+        /** Sets {@link EndpointConfig#immWindow()}. */
+        public Builder immWindow(int v) { immWindow = v; return this; }
+        /** Sets {@link EndpointConfig#sendQueueDepth()}. */
+        public Builder sendQueueDepth(int v) { sendQueueDepth = v; return this; }
+        /** Sets {@link EndpointConfig#slotTimeout()}. */
+        public Builder slotTimeout(Duration v) { slotTimeout = v; return this; }
+        /** Sets {@link EndpointConfig#pollTimeout()}. */
+        public Builder pollTimeout(Duration v) { pollTimeout = v; return this; }
+        /** Sets {@link EndpointConfig#qpTemplate()}. */
+        public Builder qpTemplate(QpConfig v) { qpTemplate = v; return this; }
+        /** Sets {@link EndpointConfig#completionExecutor()}. */
+        public Builder completionExecutor(Executor v) { completionExecutor = v; return this; }
+
+        /** Applies {@code slime4j.endpoint.NAME} from {@code properties}, else {@code SLIME4J_ENDPOINT_NAME} from {@code env}. */
+        Builder apply(Function<String, String> properties, Map<String, String> env) {
+            Function<String, String> get = key -> {
+                String v = properties.apply("slime4j.endpoint." + key);
+                return v != null ? v : env.get("SLIME4J_ENDPOINT_" + key.replaceAll("([A-Z])", "_$1").toUpperCase());
+            };
+            String v;
+            if ((v = get.apply("name")) != null) name = v;
+            if ((v = get.apply("qps")) != null) qps = parse("qps", v);
+            if ((v = get.apply("ioSlots")) != null) ioSlots = parse("ioSlots", v);
+            if ((v = get.apply("requestsPerSlot")) != null) requestsPerSlot = parse("requestsPerSlot", v);
+            if ((v = get.apply("maxRequestBytes")) != null) maxRequestBytes = parse("maxRequestBytes", v);
+            if ((v = get.apply("messageSlots")) != null) messageSlots = parse("messageSlots", v);
+            if ((v = get.apply("immWindow")) != null) immWindow = parse("immWindow", v);
+            if ((v = get.apply("sendQueueDepth")) != null) sendQueueDepth = parse("sendQueueDepth", v);
+            if ((v = get.apply("slotTimeout")) != null) slotTimeout = Duration.parse(v);
+            if ((v = get.apply("pollTimeout")) != null) pollTimeout = Duration.parse(v);
+            return this;
+        }
+
+        private static int parse(String what, String v) {
+            try {
+                return Integer.parseInt(v.trim());
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException(what + " must be an integer, was '" + v + "'", e);
+            }
+        }
+
+        /** Validates and builds. */
+        public EndpointConfig build() {
+            return new EndpointConfig(name, qps, ioSlots, requestsPerSlot, maxRequestBytes, messageSlots, immWindow,
+                    sendQueueDepth, slotTimeout, pollTimeout, qpTemplate, completionExecutor);
+        }
+    }
+}

@@ -1,0 +1,206 @@
+package io.slime4j.endpoint;
+
+import io.slime4j.verbs.Opcode;
+import io.slime4j.verbs.WorkCompletion;
+import io.slime4j.verbs.WorkRequest;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The imm-recv path: a pure matching path that leases no slot. The peer's RDMA_WRITE_WITH_IMM
+ * requests consume receives of the imm windows (pre-posted on every io queue pair at connect);
+ * the dispatch thread re-posts each one at once (I5), then hands the datum to the oldest waiting
+ * {@code immRecv()} or queues it for the next caller — arrivals and callers are both matched in
+ * order.
+ *
+ * <p><b>Credits.</b> Re-posting happens on this endpoint's dispatch thread, which the peer cannot
+ * see; without a bound, a fast peer could consume receives faster than they are re-posted and hit
+ * RNR. So a peer may have at most {@link EndpointConfig#immWindow()} (this endpoint's) write-with-imm
+ * requests not yet re-posted for: it starts with that many credits, spends one per write-with-imm,
+ * and gets them back in CREDIT messages on the meta queue pair, sent by this path once a quarter of
+ * the window has been re-posted. Both directions use the same scheme. A peer spends credits only
+ * after its dispatcher processed the CREDIT message carrying them (re-posting that meta receive
+ * first), so at most {@code immWindow / max(1, immWindow / 4)} (≤ 7) credit messages can wait
+ * unprocessed in the peer's meta window, which has {@link EndpointConfig#CREDIT_RESERVE} receives
+ * for them beyond its message slots.
+ */
+final class ImmRecvPath {
+    private final EndpointCore core;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final ArrayDeque<OpState> waiting = new ArrayDeque<>();
+    private final ArrayDeque<Integer> arrivals = new ArrayDeque<>();
+    private final Semaphore peerCredits = new Semaphore(0);
+    private final int returnThreshold;
+    private final WorkRequest creditWr = new WorkRequest();
+    private int toReturn;
+    private int creditSendsOutstanding;
+
+    ImmRecvPath(EndpointCore core) {
+        this.core = core;
+        this.returnThreshold = Math.max(1, core.config.immWindow() / 4);
+    }
+
+    /** At connect: the peer's window is what this endpoint may spend. */
+    void connected(EndpointInfo peer) {
+        peerCredits.release(peer.immWindow());
+    }
+
+    TransferFuture immRecv() {
+        core.checkUsable();
+        OpState op = core.tracker.newOp(OpKind.IMM_RECV, 0);
+        Integer value;
+        lock.lock();
+        try {
+            value = arrivals.poll();
+            if (value == null) {
+                waiting.add(op);
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (value != null) {
+            deliver(op, value);
+        }
+        return op.future();
+    }
+
+    private static void deliver(OpState op, int value) {
+        op.immediate(value);
+        op.partDone();
+    }
+
+    /** Dispatch thread: a write-with-imm of the peer consumed an imm window receive. */
+    void onImmWindow(WorkCompletion wc) {
+        RecvWindow w = core.transport.immWindows[WrIds.qp(wc.wrId())];
+        int entry = WrIds.slot(wc.wrId());
+        w.consumed();
+        if (!wc.isSuccess()) {
+            return; // flushed: the queue pair is closing
+        }
+        boolean repostFirst = core.hooks.repostBeforeRelease();
+        if (repostFirst) {
+            w.post(entry);
+        }
+        int value = wc.immediate();
+        OpState op;
+        lock.lock();
+        try {
+            do {
+                op = waiting.poll();
+            } while (op != null && op.isDone());
+            if (op == null) {
+                arrivals.add(value);
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (op != null) {
+            deliver(op, value);
+        }
+        if (!repostFirst) {
+            w.post(entry);
+        }
+        toReturn++;
+        maybeReturnCredits();
+    }
+
+    /**
+     * Sends a CREDIT message once a quarter of the window was re-posted, with at most
+     * {@link EndpointConfig#CREDIT_RESERVE} of them unacknowledged (the meta send queue keeps room
+     * for that many); otherwise the credits wait for the next credit-send completion.
+     */
+    private void maybeReturnCredits() {
+        if (toReturn >= returnThreshold && creditSendsOutstanding < EndpointConfig.CREDIT_RESERVE) {
+            sendCredits(toReturn);
+            toReturn = 0;
+        }
+    }
+
+    /** Dispatch thread: a credit message completed. */
+    void onCreditSent(WorkCompletion wc) {
+        creditSendsOutstanding--;
+        if (wc.isSuccess()) {
+            maybeReturnCredits();
+        }
+    }
+
+    private void sendCredits(int n) {
+        creditWr.clear().wrId(WrIds.encode(WrIds.CREDIT_SEND, 0, 0, 0, 0)).opcode(Opcode.SEND_WITH_IMM)
+                .immediate(Wire32.metaImm(Wire32.CREDIT_TYPE, n));
+        try {
+            core.transport.meta.postSend(creditWr);
+            creditSendsOutstanding++;
+            core.stats.creditMessages.increment();
+        } catch (RuntimeException e) {
+            if (!core.isClosing()) {
+                core.protocolError("could not return " + n + " imm credits: " + e.getMessage());
+            }
+        }
+    }
+
+    /** Dispatch thread: the peer returned credits. */
+    void creditsReturned(int n) {
+        peerCredits.release(n);
+    }
+
+    /** Takes one credit for a write-with-imm, waiting (bounded) for the peer to return some. */
+    void acquirePeerCredit() {
+        try {
+            if (!core.acquire(peerCredits)) {
+                throw core.busy("no write-with-imm credit (the peer's window is full of unprocessed immediates)");
+            }
+            core.checkOpen(); // close() wakes waiters with spare permits
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new EndpointException("endpoint " + core.name + ": interrupted waiting for a write-with-imm credit", e);
+        }
+    }
+
+    /** A credit taken but not spent (the immediate was never posted). */
+    void returnPeerCredit() {
+        peerCredits.release();
+    }
+
+    /** Closing: wakes every caller waiting for a credit (it then finds the endpoint closed). */
+    void wakeWaiters() {
+        peerCredits.release(Integer.MAX_VALUE / 2);
+    }
+
+    int peerCredits() {
+        return peerCredits.availablePermits();
+    }
+
+    /** Immediates that arrived and wait for an {@code immRecv()}. */
+    int queued() {
+        lock.lock();
+        try {
+            return arrivals.size();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** cancelAll: drains both matching queues; waiting ops are cancelled (and settle, having no requests); how many. */
+    int cancelAll(String why) {
+        List<OpState> drained;
+        lock.lock();
+        try {
+            drained = new ArrayList<>(waiting);
+            waiting.clear();
+            arrivals.clear();
+        } finally {
+            lock.unlock();
+        }
+        int n = 0;
+        for (OpState op : drained) {
+            if (op.cancel(why)) {
+                n++;
+            }
+            op.partDone();
+        }
+        return n;
+    }
+}

@@ -1,0 +1,194 @@
+package io.slime4j.endpoint;
+
+import io.slime4j.verbs.Opcode;
+import io.slime4j.verbs.WcStatus;
+import io.slime4j.verbs.WorkCompletion;
+import io.slime4j.verbs.WorkRequest;
+import java.util.List;
+
+/**
+ * One-sided operations: read, write and write-with-imm of a batch. The caller's thread plans the
+ * batch, leases io slots one after another (back-pressure: it waits, bounded, for a free slot and
+ * for send-queue credit of each queue pair) and posts; the dispatch thread counts completions per
+ * slot and releases each slot after its last one. The op completes when its last slot has been
+ * released and the caller has finished posting.
+ *
+ * <p>Write-with-imm: when every request went to one queue pair, the last request carries the
+ * immediate (RC order delivers it after the data). Otherwise an {@link ImmFence} posts a separate
+ * zero-length immediate once every data request completed.
+ */
+final class IoPath {
+    private final EndpointCore core;
+    private final SlotPool pool;
+    private final ImmRecvPath imm;
+
+    IoPath(EndpointCore core, ImmRecvPath imm) {
+        this.core = core;
+        this.imm = imm;
+        this.pool = new SlotPool(core.name + " io", core.config.ioSlots(), core.config.requestsPerSlot(), 0);
+    }
+
+    SlotPool pool() {
+        return pool;
+    }
+
+    TransferFuture submit(OpKind kind, List<Assignment> batch, int immediate) {
+        core.checkUsable();
+        IoPlan plan = IoPlan.of(kind, batch, core.regions, core.router, core.config.maxRequestBytes());
+        boolean withImm = kind == OpKind.WRITE_WITH_IMM;
+        if (withImm) {
+            imm.acquirePeerCredit();
+        }
+        OpState op = core.tracker.newOp(kind, plan.totalBytes);
+        boolean deferred = withImm && !plan.singleQp;
+        ImmFence fence = deferred ? new ImmFence(plan.count, immediate, plan.immQp, plan.immAddress, plan.immKey) : null;
+        op.fence = fence;
+        int total = plan.count + (deferred ? 1 : 0);
+        int rps = core.config.requestsPerSlot();
+        int next = 0;
+        int dataPosted = 0;
+        boolean immPosted = false;
+        String failure = null;
+        RuntimeException refusal = null;
+        WorkRequest wr = new WorkRequest();
+        try {
+            while (next < total && failure == null) {
+                Slot slot = pool.acquire(core.slotTimeoutNanos);
+                if (slot == null) {
+                    failure = "no free io slot (" + pool.capacity() + " in the pool)";
+                    refusal = core.busy(failure + " for " + kind + " op " + op.seq);
+                    break;
+                }
+                int inSlot = Math.min(rps, total - next);
+                slot.lease(op, inSlot + 1, core.hooks.slotHoldsOpStrongly());
+                op.addPart();
+                int done = 0;
+                for (; done < inSlot; done++) {
+                    int r = next + done;
+                    if (r == plan.count) { // the fence's reserved position: always the last one
+                        fence.sub = done;
+                        fence.slot = slot.index;
+                        continue;
+                    }
+                    int q = plan.qp[r];
+                    if (!core.acquire(core.transport.sqCredits[q])) {
+                        failure = "no send-queue credit on io QP " + q;
+                        refusal = core.busy(failure + " for " + kind + " op " + op.seq);
+                        break;
+                    }
+                    if (core.isClosing()) { // close() wakes credit waiters with spare permits
+                        failure = "the endpoint closed while the op was being posted";
+                        refusal = new EndpointClosedException("endpoint " + core.name + " is closed");
+                        break;
+                    }
+                    boolean carriesImm = withImm && !deferred && r == plan.count - 1;
+                    wr.clear().wrId(WrIds.encode(WrIds.IO, q, slot.index, done, op.seq))
+                            .opcode(kind == OpKind.READ ? Opcode.RDMA_READ
+                                    : carriesImm ? Opcode.RDMA_WRITE_WITH_IMM : Opcode.RDMA_WRITE)
+                            .sge(plan.localAddress[r], plan.length[r], plan.localKey[r])
+                            .remote(plan.remoteAddress[r], plan.remoteKey[r]).immediate(carriesImm ? immediate : 0);
+                    slot.subQp[done] = q;
+                    slot.subLength[done] = plan.length[r];
+                    try {
+                        core.transport.io[q].postSend(wr);
+                    } catch (RuntimeException e) {
+                        core.transport.sqCredits[q].release();
+                        failure = "posting to io QP " + q + " failed: " + e.getMessage();
+                        refusal = e;
+                        break;
+                    }
+                    dataPosted++;
+                    immPosted |= carriesImm;
+                }
+                next += inSlot;
+                core.releaser.countDown(pool, slot, 1 + inSlot - done); // the guard and what was not posted
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            failure = "interrupted while waiting for a slot or credit";
+            refusal = new EndpointException("endpoint " + core.name + ": " + failure, e);
+        } catch (EndpointClosedException e) {
+            failure = "the endpoint closed while the op was being posted";
+            refusal = e;
+        }
+        if (failure != null) {
+            op.fail(WcStatus.GENERAL_ERR, core.name + ": " + kind + " op " + op.seq + " stopped after posting "
+                    + dataPosted + " of " + plan.count + " requests: " + failure);
+        }
+        if (withImm && !deferred && !immPosted) {
+            imm.returnPeerCredit();
+        }
+        if (fence != null) {
+            if (failure == null && fence.slot >= 0) {
+                try {
+                    fence.sqCreditHeld = core.acquire(core.transport.sqCredits[fence.qp]);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                if (!fence.sqCreditHeld) {
+                    op.fail(WcStatus.GENERAL_ERR, core.name + ": no send-queue credit for the immediate of op " + op.seq);
+                }
+            }
+            if (fence.arrive(plan.count - dataPosted + 1)) {
+                fire(op, fence);
+            }
+        }
+        op.partDone();
+        if (refusal != null && dataPosted == 0) {
+            throw refusal; // nothing reached the wire: refuse the call instead of returning a failed future
+        }
+        return op.future();
+    }
+
+    /** Every data request of a deferred write-with-imm completed: post its immediate, or give back its reservations. */
+    private void fire(OpState op, ImmFence f) {
+        if (f.slot < 0) {
+            imm.returnPeerCredit();
+            return;
+        }
+        Slot slot = pool.slot(f.slot);
+        if (op.hasFailed() || op.isDone() || !f.sqCreditHeld) {
+            if (f.sqCreditHeld) {
+                core.transport.sqCredits[f.qp].release();
+            }
+            imm.returnPeerCredit();
+            core.releaser.countDown(pool, slot, 1);
+            return;
+        }
+        slot.subQp[f.sub] = f.qp;
+        slot.subLength[f.sub] = 0;
+        WorkRequest wr = new WorkRequest().wrId(WrIds.encode(WrIds.IO, f.qp, slot.index, f.sub, op.seq))
+                .opcode(Opcode.RDMA_WRITE_WITH_IMM).immediate(f.immediate).remote(f.remoteAddress, f.remoteKey);
+        try {
+            core.transport.io[f.qp].postSend(wr);
+        } catch (RuntimeException e) {
+            core.transport.sqCredits[f.qp].release();
+            op.fail(WcStatus.GENERAL_ERR, core.name + ": posting the immediate of op " + op.seq + " failed: " + e.getMessage());
+            core.releaser.countDown(pool, slot, 1);
+        }
+    }
+
+    /** Dispatch thread: a completion of an io request. */
+    void onCompletion(WorkCompletion wc) {
+        long id = wc.wrId();
+        int q = WrIds.qp(id);
+        Slot slot = pool.slot(WrIds.slot(id));
+        int sub = WrIds.sub(id);
+        core.transport.sqCredits[q].release();
+        OpState op = slot.tenant();
+        if (op != null) {
+            if (!WrIds.tagMatches(id, op.seq)) {
+                core.aliased(id, op);
+            }
+            if (!wc.isSuccess()) {
+                op.fail(wc.status(), core.name + ": " + op.kind + " op " + op.seq + ": request of " + slot.subLength[sub]
+                        + " bytes on io QP " + q + " completed with " + wc.status());
+            }
+            ImmFence f = op.fence;
+            if (f != null && !f.isImmRequest(slot.index, sub) && f.arrive(1)) {
+                fire(op, f);
+            }
+        }
+        core.releaser.countDown(pool, slot, 1);
+    }
+}

@@ -1,0 +1,306 @@
+package io.slime4j.endpoint;
+
+import io.slime4j.verbs.AccessFlags;
+import io.slime4j.verbs.MemoryRegion;
+import io.slime4j.verbs.Opcode;
+import io.slime4j.verbs.WcOpcode;
+import io.slime4j.verbs.WcStatus;
+import io.slime4j.verbs.WorkCompletion;
+import io.slime4j.verbs.WorkRequest;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * Two-sided send/recv by rendezvous. {@code recv} leases a recv slot and SENDs a 32-byte meta
+ * message (address, key, length of its buffer, and a token naming the slot) on the meta queue pair.
+ * At the sender, the dispatch thread copies each meta out of its meta-window receive and re-posts
+ * it (I5); metas and {@code send} calls are matched in order — the k-th send gets the k-th meta
+ * (the pair-ordering contract). The matched send RDMA_WRITE_WITH_IMMs its data straight into the
+ * receiver's buffer on the data queue pair, the token in the immediate; that consumes a receive of
+ * the receiver's data window, whose dispatch finds the recv slot from the token, re-posts the
+ * receive, and completes the recv.
+ *
+ * <p>A recv slot expects two completions (its meta SEND, the data arrival); a send slot one (its
+ * data request). A send longer than the matched receive writes nothing and both fail with
+ * LOC_LEN_ERR; a cancelled send that gets matched later writes nothing and tells the receiver
+ * (REM_ABORT_ERR), so the pairing never slips.
+ */
+final class MessagePath {
+    private final EndpointCore core;
+    private final ImmRecvPath imm;
+    private final SlotPool sendPool;
+    private final SlotPool recvPool;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final ArrayDeque<Slot> waitingSends = new ArrayDeque<>();
+    private final ArrayDeque<Wire32.Meta> metas = new ArrayDeque<>();
+
+    MessagePath(EndpointCore core, ImmRecvPath imm) {
+        this.core = core;
+        this.imm = imm;
+        int n = core.config.messageSlots();
+        this.sendPool = new SlotPool(core.name + " send", n, 1, 0);
+        this.recvPool = new SlotPool(core.name + " recv", n, 1, Transport.recvMetaBase());
+    }
+
+    SlotPool sendPool() {
+        return sendPool;
+    }
+
+    SlotPool recvPool() {
+        return recvPool;
+    }
+
+    TransferFuture send(String region, long offset, long length) {
+        core.checkUsable();
+        MemoryRegion mr = core.regions.local(region, offset, length, 0, "send");
+        if (length > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("endpoint " + core.name + ": a message is at most 2^31-1 bytes, was "
+                    + length + "; use write for larger transfers");
+        }
+        Slot slot = lease(sendPool, "send");
+        OpState op = core.tracker.newOp(OpKind.SEND, length);
+        slot.lease(op, 1, core.hooks.slotHoldsOpStrongly());
+        op.addPart();
+        slot.localAddress = mr.address() + offset;
+        slot.localKey = mr.localKey();
+        slot.length = length;
+        Wire32.Meta meta;
+        lock.lock();
+        try {
+            meta = metas.poll();
+            if (meta == null) {
+                waitingSends.add(slot);
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (meta != null) {
+            postData(slot, meta);
+        }
+        op.partDone();
+        return op.future();
+    }
+
+    TransferFuture recv(String region, long offset, long length) {
+        core.checkUsable();
+        MemoryRegion mr = core.regions.local(region, offset, length, AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_WRITE,
+                "recv");
+        Slot slot = lease(recvPool, "recv");
+        OpState op = core.tracker.newOp(OpKind.RECV, 0);
+        slot.lease(op, 2, core.hooks.slotHoldsOpStrongly());
+        op.addPart();
+        MemoryRegion control = core.transport.control;
+        Wire32.writeMeta(control.segment().asSlice(slot.metaOffset, Wire32.META_BYTES),
+                new Wire32.Meta(Wire32.token(slot.index, op.seq), mr.address() + offset, mr.remoteKey(), length));
+        WorkRequest wr = new WorkRequest().wrId(WrIds.encode(WrIds.META_SEND, 0, slot.index, 0, op.seq))
+                .opcode(Opcode.SEND_WITH_IMM).immediate(Wire32.metaImm(Wire32.META_TYPE, 0))
+                .sge(control, slot.metaOffset, Wire32.META_BYTES);
+        RuntimeException refused = null;
+        try {
+            core.transport.meta.postSend(wr);
+        } catch (RuntimeException e) {
+            op.fail(WcStatus.GENERAL_ERR, "endpoint " + core.name + ": posting the meta of recv op " + op.seq
+                    + " failed: " + e.getMessage());
+            core.releaser.countDown(recvPool, slot, 2);
+            refused = e;
+        }
+        op.partDone();
+        if (refused != null) {
+            throw refused;
+        }
+        return op.future();
+    }
+
+    private Slot lease(SlotPool pool, String what) {
+        try {
+            Slot s = pool.acquire(core.slotTimeoutNanos);
+            if (s == null) {
+                throw core.busy("no free " + what + " slot (" + pool.capacity() + " messageSlots)");
+            }
+            return s;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new EndpointException("endpoint " + core.name + ": interrupted waiting for a " + what + " slot", e);
+        }
+    }
+
+    /** A send met its meta: write the data (or say why not) into the peer's buffer. */
+    private void postData(Slot slot, Wire32.Meta meta) {
+        OpState op = slot.tenant();
+        int code;
+        if (op == null || op.isDone()) {
+            code = Wire32.CODE_CANCELLED;
+        } else if (slot.length > meta.length()) {
+            code = Wire32.CODE_TOO_LONG;
+            op.fail(WcStatus.LOC_LEN_ERR, "endpoint " + core.name + ": send of " + slot.length
+                    + " bytes is longer than the peer's matching recv of " + meta.length() + " bytes");
+        } else {
+            code = Wire32.CODE_DATA;
+        }
+        WorkRequest wr = new WorkRequest().wrId(WrIds.encode(WrIds.MSG_DATA, 0, slot.index, 0, op == null ? 0 : op.seq))
+                .opcode(Opcode.RDMA_WRITE_WITH_IMM).immediate(Wire32.withCode(meta.token(), code))
+                .remote(meta.address(), meta.remoteKey());
+        if (code == Wire32.CODE_DATA && slot.length > 0) {
+            wr.sge(slot.localAddress, slot.length, slot.localKey);
+        }
+        try {
+            core.transport.data.postSend(wr);
+        } catch (RuntimeException e) {
+            if (op != null) {
+                op.fail(WcStatus.GENERAL_ERR, "endpoint " + core.name + ": posting send data failed: " + e.getMessage());
+            }
+            core.releaser.countDown(sendPool, slot, 1);
+        }
+    }
+
+    /** Dispatch thread: a meta-window receive completed (a peer meta or a credit return). */
+    void onMetaWindow(WorkCompletion wc) {
+        RecvWindow w = core.transport.metaWindow;
+        int entry = WrIds.slot(wc.wrId());
+        w.consumed();
+        if (!wc.isSuccess()) {
+            return; // flushed: closing
+        }
+        int type = Wire32.metaType(wc.immediate());
+        Wire32.Meta meta = type == Wire32.META_TYPE ? Wire32.readMeta(w.entry(entry)) : null; // copy before re-post
+        boolean repostFirst = core.hooks.repostBeforeRelease();
+        if (repostFirst) {
+            w.post(entry);
+        }
+        try {
+            if (!wc.hasImmediate() || (type != Wire32.META_TYPE && type != Wire32.CREDIT_TYPE)) {
+                core.protocolError("meta queue pair received a message of unknown type: " + wc);
+            } else if (type == Wire32.CREDIT_TYPE) {
+                imm.creditsReturned(Wire32.metaValue(wc.immediate()));
+            } else if (meta == null) {
+                core.protocolError("meta message with a bad magic: " + wc);
+            } else {
+                offerMeta(meta);
+            }
+        } finally {
+            if (!repostFirst) {
+                w.post(entry);
+            }
+        }
+    }
+
+    private void offerMeta(Wire32.Meta meta) {
+        Slot slot;
+        lock.lock();
+        try {
+            slot = waitingSends.poll();
+            if (slot == null) {
+                metas.add(meta);
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (slot != null) {
+            postData(slot, meta);
+        }
+    }
+
+    /** Dispatch thread: the peer's data (or its cancellation) arrived for one of our recv slots. */
+    void onDataWindow(WorkCompletion wc) {
+        RecvWindow w = core.transport.dataWindow;
+        int entry = WrIds.slot(wc.wrId());
+        w.consumed();
+        if (!wc.isSuccess()) {
+            return;
+        }
+        boolean repostFirst = core.hooks.repostBeforeRelease();
+        if (repostFirst) {
+            w.post(entry);
+        }
+        try {
+            deliverData(wc);
+        } finally {
+            if (!repostFirst) {
+                w.post(entry);
+            }
+        }
+    }
+
+    private void deliverData(WorkCompletion wc) {
+        int value = wc.immediate();
+        int index = Wire32.tokenSlot(value);
+        if (!wc.hasImmediate() || wc.opcode() != WcOpcode.RECV_RDMA_WITH_IMM || index >= recvPool.capacity()) {
+            core.protocolError("data queue pair received something that is not message data: " + wc);
+            return;
+        }
+        Slot slot = recvPool.slot(index);
+        OpState op = slot.tenant();
+        if (op == null) {
+            if (slot.remaining() > 0) {
+                core.releaser.countDown(recvPool, slot, 1); // its op is gone (counted as lost)
+            } else {
+                core.protocolError("message data for recv slot " + index + ", which has no receive");
+            }
+            return;
+        }
+        if (!Wire32.tokenMatches(value, op.seq)) {
+            core.aliased(wc.wrId(), op);
+            return;
+        }
+        switch (Wire32.code(value)) {
+            case Wire32.CODE_DATA -> op.bytes(wc.byteLength());
+            case Wire32.CODE_CANCELLED -> op.fail(WcStatus.REM_ABORT_ERR, "endpoint " + core.name
+                    + ": the peer cancelled the send matched with this recv");
+            case Wire32.CODE_TOO_LONG -> op.fail(WcStatus.LOC_LEN_ERR, "endpoint " + core.name
+                    + ": the peer's matching send is longer than this recv");
+            default -> op.fail(WcStatus.GENERAL_ERR, "endpoint " + core.name + ": unknown message code " + Wire32.code(value));
+        }
+        core.releaser.countDown(recvPool, slot, 1);
+    }
+
+    /** Dispatch thread: the meta SEND of a recv completed. */
+    void onMetaSent(WorkCompletion wc) {
+        Slot slot = recvPool.slot(WrIds.slot(wc.wrId()));
+        OpState op = slot.tenant();
+        if (op != null && !WrIds.tagMatches(wc.wrId(), op.seq)) {
+            core.aliased(wc.wrId(), op);
+        }
+        if (wc.isSuccess()) {
+            core.releaser.countDown(recvPool, slot, 1);
+            return;
+        }
+        if (op != null) {
+            op.fail(wc.status(), "endpoint " + core.name + ": the meta message of recv op " + op.seq + " failed: "
+                    + wc.status());
+        }
+        // no data will come for a meta that never made it (the data arrival is counted on this thread too)
+        core.releaser.countDown(recvPool, slot, slot.remaining());
+    }
+
+    /** Dispatch thread: the data request of a send completed. */
+    void onDataSent(WorkCompletion wc) {
+        Slot slot = sendPool.slot(WrIds.slot(wc.wrId()));
+        OpState op = slot.tenant();
+        if (op != null) {
+            if (!WrIds.tagMatches(wc.wrId(), op.seq)) {
+                core.aliased(wc.wrId(), op);
+            }
+            if (!wc.isSuccess()) {
+                op.fail(wc.status(), "endpoint " + core.name + ": send op " + op.seq + " completed with " + wc.status());
+            }
+        }
+        core.releaser.countDown(sendPool, slot, 1);
+    }
+
+    /** Closing: sends that never met a meta will not; their slots go back now. */
+    void releaseUnmatched() {
+        List<Slot> drained;
+        lock.lock();
+        try {
+            drained = new ArrayList<>(waitingSends);
+            waitingSends.clear();
+        } finally {
+            lock.unlock();
+        }
+        for (Slot s : drained) {
+            core.releaser.countDown(sendPool, s, 1);
+        }
+    }
+}

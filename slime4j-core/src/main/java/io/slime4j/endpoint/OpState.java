@@ -1,0 +1,160 @@
+package io.slime4j.endpoint;
+
+import io.slime4j.verbs.WcStatus;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Layer 2: the identity and result of one operation. Created per op, never pooled; owned by its
+ * {@link TransferFuture}, by the slots leasing it and by a completion being dispatched (I4).
+ *
+ * <p>Completion has two steps. <em>Settling</em>: every part of the op (one per slot lease, plus a
+ * guard held while the caller is still posting) has finished; the op then completes with SUCCESS or
+ * with the first failure any part reported. <em>Completing</em>: the result is set exactly once (a
+ * CAS), the op leaves the in-flight registry and its {@link OpSignal} fires. {@link #cancel} may
+ * complete an op before it settles; it still settles later, when the wire is done with its memory.
+ */
+final class OpState {
+    private static final VarHandle RESULT;
+    private static final VarHandle VIEWS;
+    private static final VarHandle ERROR;
+
+    static {
+        try {
+            MethodHandles.Lookup l = MethodHandles.lookup();
+            RESULT = l.findVarHandle(OpState.class, "result", Result.class);
+            VIEWS = l.findVarHandle(OpState.class, "views", ViewNode.class);
+            ERROR = l.findVarHandle(OpState.class, "error", Failure.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** The result of a completed op. */
+    record Result(TransferStatus status, WcStatus wcStatus, long bytes, int immediate, String message) {}
+
+    private record Failure(WcStatus status, String message) {}
+
+    /** A caller's view, in a lock-free stack of views. */
+    private record ViewNode(CompletableFuture<TransferFuture> view, ViewNode next) {}
+
+    final long seq;
+    final OpKind kind;
+    final OpSignal signal;
+    private final OpTracker tracker;
+    private final TransferFuture future;
+    private final AtomicInteger parts = new AtomicInteger(1);
+    private volatile long bytes;
+    private volatile int immediate;
+    @SuppressWarnings("unused") private volatile Failure error;
+    private volatile Result result;
+    @SuppressWarnings("unused") private volatile ViewNode views;
+    /** The deferred immediate of a multi-queue-pair write-with-imm, or null. */
+    ImmFence fence;
+
+    OpState(long seq, OpKind kind, long bytes, OpSignal signal, OpTracker tracker) {
+        this.seq = seq;
+        this.kind = kind;
+        this.bytes = bytes;
+        this.signal = signal;
+        this.tracker = tracker;
+        this.future = new TransferFuture(this);
+    }
+
+    TransferFuture future() {
+        return future;
+    }
+
+    Result result() {
+        return result;
+    }
+
+    boolean isDone() {
+        return result != null;
+    }
+
+    boolean isSettled() {
+        return parts.get() == 0;
+    }
+
+    boolean hasFailed() {
+        return error != null;
+    }
+
+    /** One more part (a slot lease) that must finish before the op settles. */
+    void addPart() {
+        parts.incrementAndGet();
+    }
+
+    /** A part finished; the last one settles the op. */
+    void partDone() {
+        int left = parts.decrementAndGet();
+        if (left == 0) {
+            Failure f = error;
+            if (f == null) {
+                complete(new Result(TransferStatus.SUCCESS, WcStatus.SUCCESS, bytes, immediate, null));
+            } else {
+                complete(new Result(TransferStatus.FAILED, f.status(), 0, 0, f.message()));
+            }
+        } else if (left < 0) {
+            throw new IllegalStateException("op " + seq + " finished more parts than it had");
+        }
+    }
+
+    /** Records a failure of a part; the first one wins and is reported when the op settles. */
+    void fail(WcStatus status, String message) {
+        ERROR.compareAndSet(this, null, new Failure(status, message));
+    }
+
+    /** The byte count reported on success (receives learn it from their completion). */
+    void bytes(long n) {
+        bytes = n;
+    }
+
+    void immediate(int imm) {
+        immediate = imm;
+    }
+
+    /** Completes the op as cancelled unless it completed already; whether this call did it. */
+    boolean cancel(String why) {
+        return complete(new Result(TransferStatus.CANCELLED, WcStatus.WR_FLUSH_ERR, 0, 0, why));
+    }
+
+    private boolean complete(Result r) {
+        if (!RESULT.compareAndSet(this, null, r)) {
+            return false;
+        }
+        tracker.completed(this);
+        signal.fire();
+        for (ViewNode n = views; n != null; n = n.next()) {
+            tracker.completeView(n.view(), future);
+        }
+        return true;
+    }
+
+    /**
+     * A new view of this op, completed off the dispatch thread. Registered before the result is
+     * read (and the completer sets the result before reading the views), so a view is always
+     * completed by one side or both — completing twice is harmless.
+     */
+    CompletableFuture<TransferFuture> newView() {
+        CompletableFuture<TransferFuture> view = new CompletableFuture<>();
+        ViewNode head;
+        do {
+            head = views;
+        } while (!VIEWS.compareAndSet(this, head, new ViewNode(view, head)));
+        if (result != null) {
+            OpTracker.completeViewNow(view, future); // completed already: here, on the caller's thread
+        }
+        return view;
+    }
+
+    /** For logs. */
+    @Override
+    public String toString() {
+        Result r = result;
+        return kind + " op " + seq + (r == null ? " pending" : " " + r.status());
+    }
+}

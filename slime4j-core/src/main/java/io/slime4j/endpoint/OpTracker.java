@@ -1,0 +1,87 @@
+package io.slime4j.endpoint;
+
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Creates ops (each with a fresh signal and a sequence number), keeps the weak in-flight registry,
+ * and completes {@link TransferFuture#toCompletableFuture()} views on the completion executor.
+ */
+final class OpTracker {
+    private final AtomicLong sequence = new AtomicLong();
+    private final InFlightRegistry registry = new InFlightRegistry();
+    private final LongAdder completed = new LongAdder();
+    private final EndpointHooks hooks;
+    private final Executor executor;
+
+    OpTracker(String endpoint, EndpointHooks hooks, Executor configured) {
+        this.hooks = hooks;
+        if (configured != null) {
+            this.executor = configured;
+        } else {
+            ThreadFactory virtual = Thread.ofVirtual().name("slime4j-" + endpoint + "-completion-", 0).factory();
+            this.executor = task -> virtual.newThread(task).start();
+        }
+    }
+
+    /** A new op, registered in flight. */
+    OpState newOp(OpKind kind, long bytes) {
+        OpState op = new OpState(sequence.incrementAndGet(), kind, bytes, hooks.newSignal(), this);
+        registry.add(op);
+        return op;
+    }
+
+    /** Called once per op, by whichever thread completed it. */
+    void completed(OpState op) {
+        registry.remove(op);
+        completed.increment();
+    }
+
+    /** Hands the completion of a view to the executor, never running user stages on this thread. */
+    void completeView(CompletableFuture<TransferFuture> view, TransferFuture future) {
+        try {
+            executor.execute(() -> completeViewNow(view, future));
+        } catch (RejectedExecutionException e) {
+            Thread.ofVirtual().start(() -> completeViewNow(view, future));
+        }
+    }
+
+    static void completeViewNow(CompletableFuture<TransferFuture> view, TransferFuture future) {
+        switch (future.status()) {
+            case SUCCESS -> view.complete(future);
+            case CANCELLED -> view.completeExceptionally(
+                    new CancellationException(future.kind() + " op " + future.id() + ": " + future.failureMessage()));
+            case FAILED -> view.completeExceptionally(new TransferFailedException(future));
+            case PENDING -> throw new IllegalStateException("view of a pending op completed");
+        }
+    }
+
+    /** Cancels every live op; how many this call completed. */
+    int cancelAll(String why) {
+        int n = 0;
+        for (OpState op : registry.liveOps()) {
+            if (op.cancel(why)) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /** Live ops in the registry. */
+    int inFlight() {
+        return registry.size();
+    }
+
+    long completedOps() {
+        return completed.sum();
+    }
+
+    long createdOps() {
+        return sequence.get();
+    }
+}

@@ -1,0 +1,97 @@
+package io.slime4j.endpoint;
+
+import java.lang.ref.WeakReference;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Layer 3: a pooled dispatch slot. Leased from its {@link SlotPool}'s free ring for one op, it is
+ * what the work-request ids point to ({@link WrIds}: slot index plus position), holds the op for the
+ * completions of those requests, counts them, and goes back to the ring only when the last one has
+ * been dispatched (I2). It is not the op's identity and not its completion owner: futures never
+ * see a slot, and the slot keeps no generation counter.
+ *
+ * <p>Storage: per request position, the queue pair index and length (io slots); the local buffer of
+ * a send and the matched peer meta (send slots); the offset of the slot's meta buffer in the
+ * endpoint's control region (recv slots).
+ *
+ * <p>Threading: written by the leasing thread before it posts the slot's requests; read and
+ * counted down by the dispatch thread (and by the leasing thread for requests it did not post).
+ */
+final class Slot {
+    final int index;
+    final int[] subQp;
+    final long[] subLength;
+    /** Send slots: the local buffer. */
+    long localAddress;
+    long localKey;
+    long length;
+    /** Recv slots: where the slot's 32-byte meta message lives in the control region. */
+    final long metaOffset;
+
+    private volatile OpState tenant;
+    private volatile WeakReference<OpState> weakTenant;
+    private final AtomicInteger remaining = new AtomicInteger();
+    private volatile boolean released;
+    boolean leased;
+
+    Slot(int index, int requests, long metaOffset) {
+        this.index = index;
+        this.subQp = new int[requests];
+        this.subLength = new long[requests];
+        this.metaOffset = metaOffset;
+    }
+
+    /**
+     * Installs the op for this lease, expecting {@code completions} count-downs before release.
+     * A strong reference is the lease's hold on the op (I3); the weak form exists for the test of I3.
+     */
+    void lease(OpState op, int completions, boolean strong) {
+        if (strong) {
+            tenant = op;
+            weakTenant = null;
+        } else {
+            tenant = null;
+            weakTenant = new WeakReference<>(op);
+        }
+        released = false;
+        remaining.set(completions);
+    }
+
+    /** The op of the current lease; null between leases (or, under a broken hook, collected). */
+    OpState tenant() {
+        OpState op = tenant;
+        if (op == null) {
+            WeakReference<OpState> w = weakTenant;
+            op = w == null ? null : w.get();
+        }
+        return op;
+    }
+
+    /** Counts down {@code n} completions; whether that was the last of the lease. */
+    boolean countDown(int n) {
+        int left = remaining.addAndGet(-n);
+        if (left < 0) {
+            throw new IllegalStateException("slot " + index + " counted " + (-left) + " completions more than its lease expected");
+        }
+        return left == 0;
+    }
+
+    /** Marks the lease finished once; false if it already was (only under a broken I2 hook). */
+    boolean finish() {
+        if (released) {
+            return false;
+        }
+        released = true;
+        return true;
+    }
+
+    /** Forgets the op (on release). */
+    void clear() {
+        tenant = null;
+        weakTenant = null;
+    }
+
+    int remaining() {
+        return remaining.get();
+    }
+}

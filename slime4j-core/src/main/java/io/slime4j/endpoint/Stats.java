@@ -1,0 +1,22 @@
+package io.slime4j.endpoint;
+
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Counters of things that must never happen (the detectors the invariant tests read) and a few
+ * that may. Package-private: tests read them through {@link RdmaEndpoint}'s accessors.
+ */
+final class Stats {
+    /** A completion whose op tag did not match its slot's tenant: the ABA hazard (I2). */
+    final LongAdder aliasedCompletions = new LongAdder();
+    /** A completion that found no op on its slot (I3: nothing held the op). */
+    final LongAdder lostCompletions = new LongAdder();
+    /** A slot released while a receive window was short (I5). */
+    final LongAdder windowShortAtRelease = new LongAdder();
+    /** A peer message the endpoint could not make sense of (bad magic, unknown token). */
+    final LongAdder protocolErrors = new LongAdder();
+    /** An exception caught by the dispatch thread. */
+    final LongAdder dispatchErrors = new LongAdder();
+    /** Credit messages sent to the peer. */
+    final LongAdder creditMessages = new LongAdder();
+}

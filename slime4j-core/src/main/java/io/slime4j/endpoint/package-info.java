@@ -1,0 +1,33 @@
+/**
+ * The transfer-engine API on top of the verbs API: {@link io.slime4j.endpoint.RdmaEndpoint}.
+ *
+ * <p>An endpoint owns a protection domain, one completion queue, {@code qps} io queue pairs and two
+ * message queue pairs (meta and data) on a {@link io.slime4j.verbs.VerbsDevice}, uses nothing but
+ * the verbs API, and so runs unchanged on any verbs implementation. Memory is registered by name;
+ * peers exchange {@link io.slime4j.endpoint.EndpointInfo} (JSON) out of band and connect.
+ *
+ * <p>Ownership, in four layers (docs/ENDPOINT.md): the caller's {@link io.slime4j.endpoint.TransferFuture}
+ * holds a per-op {@code OpState} (created per op, never pooled, with its own one-shot signal); the
+ * op leases pooled {@code Slot}s from free rings, and the work-request ids point at those slots;
+ * a slot returns to its ring only after the last completion of its lease. A weak in-flight registry
+ * lets {@link io.slime4j.endpoint.RdmaEndpoint#cancelAll()} reach every live op without the slots.
+ *
+ * <p>Threading contract:
+ * <ul>
+ *   <li>Every public method may be called from any thread, concurrently. Operation calls return at
+ *       once with a future; they block only for back-pressure (a free slot, a send-queue or
+ *       write-with-imm credit), at most {@link io.slime4j.endpoint.EndpointConfig#slotTimeout()},
+ *       and then throw {@link io.slime4j.endpoint.EndpointBusyException}.</li>
+ *   <li>One dispatch thread per endpoint ({@code slime4j-NAME-dispatch}) waits on the completion
+ *       queue with a bounded timeout (no busy spin), routes each completion by its wrId, re-posts
+ *       receive windows, releases slots and completes ops. It never runs user code.</li>
+ *   <li>A future's {@code await}/{@code get}/{@code join} wake on the op's own signal. The
+ *       {@link java.util.concurrent.CompletableFuture} view is completed on
+ *       {@link io.slime4j.endpoint.EndpointConfig#completionExecutor()} (a virtual thread per
+ *       completion by default), never on the dispatch thread, so dependent stages may block.</li>
+ *   <li>{@link io.slime4j.endpoint.RdmaEndpoint#close()} may race with calls: those fail with
+ *       {@link io.slime4j.endpoint.EndpointClosedException} or complete cancelled or failed, never
+ *       with a wrong answer.</li>
+ * </ul>
+ */
+package io.slime4j.endpoint;

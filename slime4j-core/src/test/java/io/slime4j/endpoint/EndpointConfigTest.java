@@ -1,0 +1,62 @@
+package io.slime4j.endpoint;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.Properties;
+import org.junit.jupiter.api.Test;
+
+class EndpointConfigTest {
+
+    @Test
+    void theDefaultsAreTheDocumentedOnes() {
+        EndpointConfig c = EndpointConfig.defaults();
+        assertThat(c.qps()).isEqualTo(1);
+        assertThat(c.ioSlots()).isEqualTo(256);
+        assertThat(c.requestsPerSlot()).isEqualTo(16);
+        assertThat(c.maxRequestBytes()).isEqualTo(1 << 20);
+        assertThat(c.messageSlots()).isEqualTo(64);
+        assertThat(c.immWindow()).isEqualTo(256);
+        assertThat(c.sendQueueDepth()).isEqualTo(1024);
+        assertThat(c.slotTimeout()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(c.pollTimeout()).isEqualTo(Duration.ofMillis(100));
+        assertThat(c.completionExecutor()).isNull();
+        assertThat(c.toBuilder().build()).isEqualTo(c);
+    }
+
+    @Test
+    void everySettingIsValidatedWithAMessageNamingIt() {
+        assertThatThrownBy(() -> EndpointConfig.builder().qps(0).build()).hasMessageContaining("qps must be in 1..64");
+        assertThatThrownBy(() -> EndpointConfig.builder().qps(65).build()).hasMessageContaining("qps");
+        assertThatThrownBy(() -> EndpointConfig.builder().ioSlots(0).build()).hasMessageContaining("ioSlots");
+        assertThatThrownBy(() -> EndpointConfig.builder().requestsPerSlot(5000).build())
+                .hasMessageContaining("requestsPerSlot");
+        assertThatThrownBy(() -> EndpointConfig.builder().maxRequestBytes(0).build()).hasMessageContaining("maxRequestBytes");
+        assertThatThrownBy(() -> EndpointConfig.builder().messageSlots(1 << 15).build()).hasMessageContaining("messageSlots");
+        assertThatThrownBy(() -> EndpointConfig.builder().immWindow(0).build()).hasMessageContaining("immWindow");
+        assertThatThrownBy(() -> EndpointConfig.builder().sendQueueDepth(0).build()).hasMessageContaining("sendQueueDepth");
+        assertThatThrownBy(() -> EndpointConfig.builder().slotTimeout(Duration.ZERO).build()).hasMessageContaining("slotTimeout");
+        assertThatThrownBy(() -> EndpointConfig.builder().pollTimeout(Duration.ofMinutes(1)).build())
+                .hasMessageContaining("pollTimeout");
+        assertThatThrownBy(() -> EndpointConfig.builder().qpTemplate(null).build()).hasMessageContaining("qpTemplate");
+        assertThat(EndpointConfig.completionQueueCapacity(64, 65536, 65535, 1 << 14)).isLessThan(1 << 24);
+    }
+
+    @Test
+    void propertiesOverrideTheDefaultsAndEnvironmentVariablesThem() {
+        Properties props = new Properties();
+        props.setProperty("slime4j.endpoint.qps", "4");
+        props.setProperty("slime4j.endpoint.slotTimeout", "PT2S");
+        Map<String, String> env = Map.of("SLIME4J_ENDPOINT_QPS", "8", "SLIME4J_ENDPOINT_IO_SLOTS", "32",
+                "SLIME4J_ENDPOINT_MESSAGE_SLOTS", "16");
+        EndpointConfig c = EndpointConfig.builder().apply(props::getProperty, env).build();
+        assertThat(c.qps()).isEqualTo(4); // the property wins
+        assertThat(c.ioSlots()).isEqualTo(32);
+        assertThat(c.messageSlots()).isEqualTo(16);
+        assertThat(c.slotTimeout()).isEqualTo(Duration.ofSeconds(2));
+        assertThatThrownBy(() -> EndpointConfig.builder().apply(k -> k.endsWith("qps") ? "four" : null, Map.of()))
+                .hasMessageContaining("qps must be an integer");
+    }
+}

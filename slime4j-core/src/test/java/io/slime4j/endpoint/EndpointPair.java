@@ -1,0 +1,143 @@
+package io.slime4j.endpoint;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.slime4j.soft.SoftConfig;
+import io.slime4j.soft.SoftDevice;
+import io.slime4j.verbs.Counter;
+import io.slime4j.verbs.QpConfig;
+import io.slime4j.wire.inproc.FaultConfig;
+import io.slime4j.wire.inproc.InprocWire;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.UnaryOperator;
+
+/**
+ * Two connected endpoints {@link #a} and {@link #b} on two soft devices of one in-process wire,
+ * each with a region "kv" of {@code regionBytes} (and "src"/"dst" halves are up to the test).
+ * Closing checks that the endpoints are clean (no detector fired) and, unless told otherwise, that
+ * neither device ever sent or received an RNR NAK.
+ */
+final class EndpointPair implements AutoCloseable {
+    private static final AtomicInteger N = new AtomicInteger();
+
+    final InprocWire wire;
+    final SoftDevice deviceA;
+    final SoftDevice deviceB;
+    final RdmaEndpoint a;
+    final RdmaEndpoint b;
+    final MemorySegment kvA;
+    final MemorySegment kvB;
+    private final Arena arena = Arena.ofShared();
+    boolean expectNoRnr = true;
+
+    private EndpointPair(EndpointConfig config, FaultConfig faults, long regionBytes, EndpointHooks hooks,
+                         UnaryOperator<SoftConfig.Builder> device) {
+        int n = N.incrementAndGet();
+        wire = new InprocWire(faults);
+        deviceA = SoftDevice.open(wire, "ep-a" + n, device.apply(SoftConfig.builder()).name("ep-a" + n).build());
+        deviceB = SoftDevice.open(wire, "ep-b" + n, device.apply(SoftConfig.builder()).name("ep-b" + n).build());
+        a = RdmaEndpoint.open(deviceA, config.toBuilder().name("a" + n).build(), hooks);
+        b = RdmaEndpoint.open(deviceB, config.toBuilder().name("b" + n).build(), hooks);
+        kvA = arena.allocate(regionBytes, 4096);
+        kvB = arena.allocate(regionBytes, 4096);
+        a.register("kv", kvA);
+        b.register("kv", kvB);
+        // exchange the descriptions as JSON, as two processes would
+        EndpointInfo infoA = EndpointInfo.fromJson(a.info().toJson());
+        EndpointInfo infoB = EndpointInfo.fromJson(b.info().toJson());
+        a.connect(infoB);
+        b.connect(infoA);
+    }
+
+    static EndpointPair open(EndpointConfig config, FaultConfig faults, long regionBytes) {
+        return new EndpointPair(config, faults, regionBytes, EndpointHooks.DEFAULT, UnaryOperator.identity());
+    }
+
+    static EndpointPair open(EndpointConfig config, FaultConfig faults, long regionBytes, EndpointHooks hooks) {
+        return new EndpointPair(config, faults, regionBytes, hooks, UnaryOperator.identity());
+    }
+
+    /** With devices whose settings {@code device} adjusts (the name is the fixture's). */
+    static EndpointPair open(EndpointConfig config, FaultConfig faults, long regionBytes, EndpointHooks hooks,
+                             UnaryOperator<SoftConfig.Builder> device) {
+        return new EndpointPair(config, faults, regionBytes, hooks, device);
+    }
+
+    static EndpointPair open(EndpointConfig config, long regionBytes) {
+        return open(config, FaultConfig.NONE, regionBytes);
+    }
+
+    /** 10% drop, duplicate and reorder, seeded. */
+    static FaultConfig faults(long seed) {
+        return FaultConfig.builder().seed(seed).dropRate(0.10).duplicateRate(0.10).reorderRate(0.10).build();
+    }
+
+    /** Queue pair timers suited to a lossy wire. */
+    static QpConfig lossyQp() {
+        return QpConfig.builder().ackTimeout(Duration.ofMillis(20)).build();
+    }
+
+    MemorySegment allocate(long bytes) {
+        return arena.allocate(bytes, 4096);
+    }
+
+    long rnrNaks() {
+        return deviceA.counters().get(Counter.RNR_NAKS_SENT) + deviceA.counters().get(Counter.RNR_NAKS_RECEIVED)
+                + deviceB.counters().get(Counter.RNR_NAKS_SENT) + deviceB.counters().get(Counter.RNR_NAKS_RECEIVED);
+    }
+
+    /** Asserts that no detector of either endpoint fired. */
+    void assertClean() {
+        for (RdmaEndpoint ep : new RdmaEndpoint[] {a, b}) {
+            Stats s = ep.stats();
+            assertThat(s.aliasedCompletions.sum()).as("aliased completions on %s", ep).isZero();
+            assertThat(s.lostCompletions.sum()).as("lost completions on %s", ep).isZero();
+            assertThat(s.protocolErrors.sum()).as("protocol errors on %s", ep).isZero();
+            assertThat(s.dispatchErrors.sum()).as("dispatch errors on %s", ep).isZero();
+            assertThat(s.windowShortAtRelease.sum()).as("slot releases with a short window on %s", ep).isZero();
+        }
+        io.slime4j.wire.inproc.FaultStats faults = wire.faultStats();
+        if (wire.faults().dropRate() > 0 && faults.packetsSent() > 1000) {
+            assertThat(faults.dropped()).as("packets dropped by the faulty wire: %s", faults).isPositive();
+            assertThat(faults.duplicated()).as("packets duplicated by the faulty wire").isPositive();
+            assertThat(faults.reordered()).as("packets reordered by the faulty wire").isPositive();
+        }
+        if (expectNoRnr) {
+            assertThat(rnrNaks()).as("RNR NAKs sent or received by either device").isZero();
+        }
+    }
+
+    /** Waits until every slot of both endpoints is back in its pool. */
+    void awaitIdle(Duration within) throws InterruptedException {
+        long deadline = System.nanoTime() + within.toNanos();
+        while (!idle(a) || !idle(b)) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("endpoints not idle within " + within + ": a io " + a.ioPool().free() + "/"
+                        + a.ioPool().capacity() + " send " + a.sendPool().free() + " recv " + a.recvPool().free()
+                        + "; b io " + b.ioPool().free() + " send " + b.sendPool().free() + " recv " + b.recvPool().free());
+            }
+            Thread.sleep(1);
+        }
+    }
+
+    static boolean idle(RdmaEndpoint ep) {
+        return ep.ioPool().free() == ep.ioPool().capacity() && ep.sendPool().free() == ep.sendPool().capacity()
+                && ep.recvPool().free() == ep.recvPool().capacity();
+    }
+
+    @Override
+    public void close() {
+        try {
+            a.close();
+            b.close();
+        } finally {
+            deviceA.close();
+            deviceB.close();
+            wire.close();
+            arena.close();
+        }
+    }
+}
