@@ -7,7 +7,9 @@ module io.slime4j.core {
     requires java.management;
 
     exports io.slime4j.verbs;
+    exports io.slime4j.endpoint;
     exports io.slime4j.soft;
     exports io.slime4j.wire;
     exports io.slime4j.wire.inproc;
+    exports io.slime4j.wire.udp;
 }
