@@ -374,7 +374,9 @@ final class Requester {
         } else {
             s.retransmitted = true;
         }
-        boolean priority = length <= device.softConfig().tinyMessageSize();
+        // the priority channel is drained first, so a data packet may take it only when nothing of
+        // this stream is in flight before it: otherwise it would overtake and look like a loss
+        boolean priority = length <= device.softConfig().tinyMessageSize() && s.psn == sndUna;
         device.transmit(qp, length, priority);
         qp.responder().ackCarried();
         return true;

@@ -358,10 +358,18 @@ final class Responder {
 
     /** The last packet of a SEND executed in order: its receive completes. */
     private void completeSendMessage(int msgLength, boolean hasImmediate, int immediate) {
-        RecvWqe rw = qp.recvWqe(rqConsumed);
-        qp.completeRecv(rw, WcStatus.SUCCESS, WcOpcode.RECV, msgLength, hasImmediate ? immediate : 0, hasImmediate);
-        rqConsumed++;
+        retireReceive(WcStatus.SUCCESS, WcOpcode.RECV, msgLength, hasImmediate ? immediate : 0, hasImmediate);
         msnExpected++;
+    }
+
+    /**
+     * Completes the oldest posted receive. The slot is counted free before the completion becomes
+     * visible, so a caller may re-post from its completion without finding the queue full.
+     */
+    private void retireReceive(WcStatus status, WcOpcode opcode, int length, int immediate, boolean hasImmediate) {
+        long wrId = qp.recvWqe(rqConsumed).wrId;
+        rqConsumed++;
+        qp.completeRecv(wrId, status, opcode, length, immediate, hasImmediate);
     }
 
     private int badPacket() {
@@ -371,8 +379,7 @@ final class Responder {
 
     /** Completes the receive with a local error and fails this queue pair; returns the NAK syndrome. */
     private int failReceive(RecvWqe rw, WcStatus status, int syndrome) {
-        qp.completeRecv(rw, status, WcOpcode.RECV, 0, 0, false);
-        rqConsumed++;
+        retireReceive(status, WcOpcode.RECV, 0, 0, false);
         msnExpected++;
         qp.failResponder();
         return syndrome;
@@ -382,9 +389,7 @@ final class Responder {
         if (rqConsumed == qp.rqPosted()) {
             return RNR;
         }
-        RecvWqe rw = qp.recvWqe(rqConsumed);
-        qp.completeRecv(rw, WcStatus.SUCCESS, WcOpcode.RECV_RDMA_WITH_IMM, msgLength, immediate, true);
-        rqConsumed++;
+        retireReceive(WcStatus.SUCCESS, WcOpcode.RECV_RDMA_WITH_IMM, msgLength, immediate, true);
         msnExpected++;
         return OK;
     }
@@ -565,8 +570,7 @@ final class Responder {
         int n = 0;
         long posted = qp.rqPosted();
         while (rqConsumed != posted) {
-            qp.completeRecv(qp.recvWqe(rqConsumed), WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, 0, 0, false);
-            rqConsumed++;
+            retireReceive(WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, 0, 0, false);
             n++;
         }
         return n;

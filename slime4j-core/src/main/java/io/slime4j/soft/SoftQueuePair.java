@@ -301,8 +301,8 @@ final class SoftQueuePair implements QueuePair {
         sendCq.push(this, w.ssn, w.wrId, status, w.opcode.completionOpcode(), w.length, 0, false);
     }
 
-    void completeRecv(RecvWqe rw, WcStatus status, WcOpcode opcode, int length, int immediate, boolean hasImmediate) {
-        recvCq.push(this, -1, rw.wrId, status, opcode, length, immediate, hasImmediate);
+    void completeRecv(long wrId, WcStatus status, WcOpcode opcode, int length, int immediate, boolean hasImmediate) {
+        recvCq.push(this, -1, wrId, status, opcode, length, immediate, hasImmediate);
     }
 
     /** Called by a poller when it took a send completion: every request up to {@code ssn} is retired. */
