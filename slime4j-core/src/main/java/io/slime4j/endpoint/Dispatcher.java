@@ -23,7 +23,6 @@ final class Dispatcher implements Runnable {
     private final Thread thread;
     private final long pollNanos;
     private volatile boolean running = true;
-    private volatile long dispatched;
 
     Dispatcher(EndpointCore core, IoPath io, MessagePath messages, ImmRecvPath imm) {
         this.core = core;
@@ -47,11 +46,6 @@ final class Dispatcher implements Runnable {
         return thread;
     }
 
-    /** Completions dispatched so far. */
-    long dispatched() {
-        return dispatched;
-    }
-
     /** The dispatch loop. */
     @Override
     public void run() {
@@ -73,7 +67,6 @@ final class Dispatcher implements Runnable {
             for (int i = 0; i < n; i++) {
                 dispatch(batch[i]);
             }
-            dispatched += n;
         }
     }
 

@@ -65,10 +65,6 @@ final class EndpointCore {
         return closing;
     }
 
-    boolean hasFailed() {
-        return failure != null;
-    }
-
     void dispatchThread(Thread t) {
         dispatchThread = t;
     }

@@ -86,16 +86,21 @@ final class ImmRecvPath {
         }
         int value = wc.immediate();
         OpState op;
+        List<OpState> skipped = null;
         lock.lock();
         try {
-            do {
-                op = waiting.poll();
-            } while (op != null && op.isDone());
+            // a caller cancelled while waiting (cancelAll raced with immRecv) does not take an arrival
+            while ((op = waiting.poll()) != null && op.isDone()) {
+                (skipped == null ? skipped = new ArrayList<>() : skipped).add(op);
+            }
             if (op == null) {
                 arrivals.add(value);
             }
         } finally {
             lock.unlock();
+        }
+        if (skipped != null) {
+            skipped.forEach(OpState::partDone); // they settle: they have no requests
         }
         if (op != null) {
             deliver(op, value);

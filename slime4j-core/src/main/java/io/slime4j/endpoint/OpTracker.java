@@ -80,8 +80,4 @@ final class OpTracker {
     long completedOps() {
         return completed.sum();
     }
-
-    long createdOps() {
-        return sequence.get();
-    }
 }

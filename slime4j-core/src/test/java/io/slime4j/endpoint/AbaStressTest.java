@@ -43,7 +43,7 @@ class AbaStressTest {
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
     void noFutureEverObservesAnotherOpsCompletionOnALossyWire() throws Exception {
         StressRun run = new StressRun();
-        run.run(5_000, 3_000, FaultConfig.builder().seed(7).dropRate(0.03).duplicateRate(0.03).reorderRate(0.05)
+        run.run(2_500, 1_500, FaultConfig.builder().seed(7).dropRate(0.03).duplicateRate(0.03).reorderRate(0.05)
                 .build(), 2, UnaryOperator.identity());
         System.out.println("stress with faults: " + run);
         assertThat(run.cancelled.sum()).as("ops cancelled by the chaos thread").isPositive();

@@ -4,6 +4,7 @@ import static io.slime4j.endpoint.Checks.success;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.slime4j.verbs.WcStatus;
+import io.slime4j.wire.inproc.FaultConfig;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -91,9 +92,12 @@ class CancelAllTest {
     void cancellingALargeWriteCompletesItAtOnceAndItSettlesWhenItsRequestsDo() throws Exception {
         long size = 32L << 20;
         try (EndpointPair p = EndpointPair.open(EndpointConfig.builder().qps(4).build(), size)) {
+            p.wire.setFaults(FaultConfig.builder().dropRate(1.0).build()); // hold the write on the wire
             TransferFuture big = p.a.write("kv", 0, "kv", 0, size);
-            p.a.cancelAll();
+            assertThat(p.a.cancelAll()).isEqualTo(1);
             assertThat(big.status()).isEqualTo(TransferStatus.CANCELLED);
+            assertThat(big.isSettled()).isFalse();
+            p.wire.setFaults(FaultConfig.NONE);
             Checks.eventually(big::isSettled, Duration.ofSeconds(20), "the cancelled write settling");
             p.awaitIdle(Duration.ofSeconds(5));
             assertThat(big.status()).isEqualTo(TransferStatus.CANCELLED);

@@ -28,13 +28,20 @@ class CompletableFutureViewTest {
         try (EndpointPair p = EndpointPair.open(EndpointConfig.builder().qps(2).build(), 1 << 20)) {
             Set<Thread> stageThreads = ConcurrentHashMap.newKeySet();
             List<CompletableFuture<?>> stages = new ArrayList<>();
-            for (int i = 0; i < 500; i++) {
-                TransferFuture f = p.a.write("kv", i * 64L, "kv", i * 64L, 64);
-                // attached before completion: would run on the completing thread if that completed the view
-                stages.add(f.toCompletableFuture().thenRun(() -> stageThreads.add(Thread.currentThread())));
+            // receives cannot complete before their sends: every stage is attached before completion, when
+            // it would run on whatever thread completed the view
+            for (int round = 0; round < 4; round++) { // 50 at a time: within the 64 message slots
+                for (int i = 0; i < 50; i++) {
+                    TransferFuture r = p.b.recv("kv", i * 64L, 64);
+                    stages.add(r.toCompletableFuture().thenRun(() -> stageThreads.add(Thread.currentThread())));
+                }
+                for (int i = 0; i < 50; i++) {
+                    p.a.send("kv", i * 64L, 64);
+                }
             }
             CompletableFuture.allOf(stages.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
-            assertThat(stageThreads).isNotEmpty().doesNotContain(p.a.dispatchThread(), p.b.dispatchThread());
+            assertThat(stageThreads).isNotEmpty().allMatch(Thread::isVirtual, "virtual (completion executor) threads")
+                    .doesNotContain(p.a.dispatchThread(), p.b.dispatchThread());
             p.assertClean();
         }
     }
@@ -44,7 +51,7 @@ class CompletableFutureViewTest {
         try (EndpointPair p = EndpointPair.open(EndpointConfig.builder().qps(2).build(), 1 << 20)) {
             CountDownLatch release = new CountDownLatch(1);
             CountDownLatch blocked = new CountDownLatch(1);
-            TransferFuture first = p.a.write("kv", 0, "kv", 0, 64);
+            TransferFuture first = p.b.recv("kv", 0, 64); // pending until a sends: the stage is attached first
             CompletableFuture<Void> blocker = first.toCompletableFuture().thenRun(() -> {
                 blocked.countDown();
                 try {
@@ -53,15 +60,17 @@ class CompletableFutureViewTest {
                     Thread.currentThread().interrupt();
                 }
             });
+            assertThat(blocked.getCount()).isEqualTo(1);
+            p.a.send("kv", 0, 64);
             assertThat(blocked.await(10, TimeUnit.SECONDS)).as("the blocking stage started").isTrue();
             // while it blocks, 300 more ops complete, both through await and through their views
             List<CompletableFuture<TransferFuture>> views = new ArrayList<>();
             for (int i = 1; i <= 300; i++) {
                 TransferFuture f = i % 3 == 0 ? p.b.recv("kv", 4096 + i, 1) : p.a.write("kv", i * 64L, "kv", i * 64L, 64);
+                views.add(f.toCompletableFuture());
                 if (i % 3 == 0) {
                     p.a.send("kv", 0, 1);
                 }
-                views.add(f.toCompletableFuture());
                 if (i % 2 == 0) {
                     assertThat(f.get(Duration.ofSeconds(10))).isEqualTo(TransferStatus.SUCCESS);
                 }

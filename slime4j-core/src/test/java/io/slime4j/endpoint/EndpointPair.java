@@ -75,9 +75,13 @@ final class EndpointPair implements AutoCloseable {
         return FaultConfig.builder().seed(seed).dropRate(0.10).duplicateRate(0.10).reorderRate(0.10).build();
     }
 
-    /** Queue pair timers suited to a lossy wire. */
+    /**
+     * Queue pair timers for a lossy wire: the defaults (100 ms ACK timeout). Shorter timeouts recover
+     * faster but let a starved machine (steal time, GC) exhaust the 7 retries within a second or two
+     * and fail the queue pair with RETRY_EXC_ERR.
+     */
     static QpConfig lossyQp() {
-        return QpConfig.builder().ackTimeout(Duration.ofMillis(20)).build();
+        return QpConfig.defaults();
     }
 
     MemorySegment allocate(long bytes) {
