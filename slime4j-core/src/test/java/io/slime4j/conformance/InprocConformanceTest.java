@@ -8,7 +8,12 @@ import org.junit.jupiter.api.AfterEach;
 
 /** The conformance suite on the in-process wire without faults. */
 class InprocConformanceTest extends VerbsConformanceTest {
-    private final InprocWire wire = new InprocWire();
+    protected final InprocWire wire = newWire();
+
+    /** The wire the devices of one test share; subclasses inject faults here (uses no instance state). */
+    protected InprocWire newWire() {
+        return new InprocWire();
+    }
 
     @Override
     protected VerbsDevice openDevice(String name) {

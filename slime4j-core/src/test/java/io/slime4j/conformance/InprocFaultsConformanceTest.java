@@ -2,10 +2,7 @@ package io.slime4j.conformance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.slime4j.soft.SoftConfig;
-import io.slime4j.soft.SoftDevice;
 import io.slime4j.verbs.QpConfig;
-import io.slime4j.verbs.VerbsDevice;
 import io.slime4j.wire.inproc.FaultConfig;
 import io.slime4j.wire.inproc.FaultStats;
 import io.slime4j.wire.inproc.InprocWire;
@@ -17,18 +14,12 @@ import org.junit.jupiter.api.AfterEach;
  * 10% reordered (seeded), in both directions, ACKs included. After each test the injected faults
  * must show in the wire's statistics.
  */
-class InprocFaultsConformanceTest extends VerbsConformanceTest {
-    private final InprocWire wire = new InprocWire(FaultConfig.builder().seed(20261121)
-            .dropRate(0.10).duplicateRate(0.10).reorderRate(0.10).build());
+class InprocFaultsConformanceTest extends InprocConformanceTest {
 
     @Override
-    protected VerbsDevice openDevice(String name) {
-        return SoftDevice.open(wire, "", SoftConfig.builder().name(name).build());
-    }
-
-    @Override
-    protected String unreachableAddress() {
-        return "inproc:nobody-listens-here";
+    protected InprocWire newWire() {
+        return new InprocWire(FaultConfig.builder().seed(20261121)
+                .dropRate(0.10).duplicateRate(0.10).reorderRate(0.10).build());
     }
 
     @Override
@@ -44,7 +35,6 @@ class InprocFaultsConformanceTest extends VerbsConformanceTest {
     @AfterEach
     void faultsWereInjectedAndCounted() {
         FaultStats stats = wire.faultStats();
-        wire.close();
         if (stats.packetsSent() > 200) {
             assertThat(stats.dropped()).isPositive();
             assertThat(stats.duplicated()).isPositive();
