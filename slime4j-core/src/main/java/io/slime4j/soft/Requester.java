@@ -907,24 +907,6 @@ final class Requester {
         return n;
     }
 
-    String debugState() {
-        return "sndUna=" + sndUna + " sndNxt=" + sndNxt + " pipe=" + pipe + " cwnd=" + (int) cwnd
-                + " sq[posted=" + qp.sqPosted() + " started=" + sqStarted + " completed=" + sqCompleted + "]"
-                + " rtxq=" + retransmitQueue.size() + " responses=" + responses.size() + " rnrWaiting=" + rnrWaiting + " halted=" + halted
-                + " outstandingRA=" + outstandingReadAtomic + headState();
-    }
-
-    private String headState() {
-        if (sndUna == sndNxt) {
-            return "";
-        }
-        SendSegment s = window[sndUna & windowMask];
-        return " head[type=" + s.type + " flags=" + s.flags + " sacked=" + s.sacked + " acked=" + s.acked
-                + " queued=" + s.queuedForRetransmit + " inPipe=" + s.inPipe + " retries=" + s.retries
-                + " scheduled=" + s.isScheduled() + " ageMs=" + (System.nanoTime() - s.sentAt) / 1_000_000
-                + " retransmitted=" + s.retransmitted + " wqe=" + (s.wqe == null ? "-" : s.wqe.ssn + "/" + s.wqe.opcode) + "]";
-    }
-
     /** Cancels every timer (queue pair destroyed or in ERR). */
     void shutdown() {
         stopSending();

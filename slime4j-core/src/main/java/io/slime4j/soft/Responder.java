@@ -560,11 +560,6 @@ final class Responder {
         return bits;
     }
 
-    String debugState() {
-        return "ePsn=" + ePsn + " ooo=" + outOfOrderCount + " highest=" + highestReceived + " rq[posted="
-                + qp.rqPosted() + " consumed=" + rqConsumed + "] msn=" + msnExpected + " ackPending=" + ackPending;
-    }
-
     /** Completes every posted receive with WR_FLUSH_ERR (queue pair in ERR). */
     int flush() {
         int n = 0;

@@ -54,25 +54,18 @@ final class Sgl {
     /** Copies {@code len} bytes starting at message offset {@code msgOffset} of the SGE list into {@code dst}. */
     static void gather(int n, KeyTable.Entry[] seg, long[] off, long[] length, long msgOffset,
                        MemorySegment dst, long dstOffset, long len) {
-        int i = 0;
-        long skip = msgOffset;
-        while (i < n && skip >= length[i]) {
-            skip -= length[i];
-            i++;
-        }
-        while (len > 0 && i < n) {
-            long chunk = Math.min(len, length[i] - skip);
-            MemorySegment.copy(checked(seg[i]), off[i] + skip, dst, dstOffset, chunk);
-            dstOffset += chunk;
-            len -= chunk;
-            skip = 0;
-            i++;
-        }
+        copy(n, seg, off, length, msgOffset, dst, dstOffset, len, false);
     }
 
     /** Copies {@code len} bytes of {@code src} into the SGE list at message offset {@code msgOffset}. */
     static void scatter(MemorySegment src, long srcOffset, long len, int n, KeyTable.Entry[] seg, long[] off,
                         long[] length, long msgOffset) {
+        copy(n, seg, off, length, msgOffset, src, srcOffset, len, true);
+    }
+
+    /** Walks the SGE list from message offset {@code msgOffset}, copying to it or from it. */
+    private static void copy(int n, KeyTable.Entry[] seg, long[] off, long[] length, long msgOffset,
+                             MemorySegment other, long otherOffset, long len, boolean intoSgl) {
         int i = 0;
         long skip = msgOffset;
         while (i < n && skip >= length[i]) {
@@ -81,8 +74,12 @@ final class Sgl {
         }
         while (len > 0 && i < n) {
             long chunk = Math.min(len, length[i] - skip);
-            MemorySegment.copy(src, srcOffset, checked(seg[i]), off[i] + skip, chunk);
-            srcOffset += chunk;
+            if (intoSgl) {
+                MemorySegment.copy(other, otherOffset, checked(seg[i]), off[i] + skip, chunk);
+            } else {
+                MemorySegment.copy(checked(seg[i]), off[i] + skip, other, otherOffset, chunk);
+            }
+            otherOffset += chunk;
             len -= chunk;
             skip = 0;
             i++;

@@ -22,7 +22,6 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
@@ -284,27 +283,6 @@ public final class SoftDevice implements VerbsDevice {
         }
     }
 
-    /** Waits until the agent ran {@code command}; bounded. */
-    void runOnAgentAndWait(Runnable command, long timeoutMillis) {
-        CountDownLatch done = new CountDownLatch(1);
-        runOnAgent(() -> {
-            try {
-                command.run();
-            } finally {
-                done.countDown();
-            }
-        });
-        try {
-            if (!done.await(timeoutMillis, TimeUnit.MILLISECONDS)) {
-                throw new VerbsException("device " + name + ": progress agent did not respond within "
-                        + timeoutMillis + " ms");
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new VerbsException("interrupted while waiting for the progress agent of " + name, e);
-        }
-    }
-
     /**
      * The receive window this device advertises to each peer, in bytes: its port's receive buffer
      * shared among its queue pairs, so that all peers together cannot overrun it.
@@ -414,16 +392,6 @@ public final class SoftDevice implements VerbsDevice {
             qp.requester().onCumulativeAck(h.ackPsn(), now);
         }
         qp.responder().onPacket(h, packet, length, now);
-    }
-
-    /** A one-line-per-queue-pair dump of protocol state, for diagnostics. */
-    String debugState() {
-        StringBuilder sb = new StringBuilder();
-        for (SoftQueuePair qp : queuePairs) {
-            sb.append(qp).append(": ").append(qp.requester().debugState()).append(" | ")
-                    .append(qp.responder().debugState()).append('\n');
-        }
-        return sb.append("timers=").append(timers.size()).toString();
     }
 
     @Override
