@@ -1,12 +1,13 @@
 package io.slime4j.endpoint;
 
+import io.slime4j.verbs.CompletionQueue;
 import io.slime4j.verbs.CompletionQueueOverflowException;
 import io.slime4j.verbs.WcStatus;
 import io.slime4j.verbs.WorkCompletion;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The endpoint's one dispatch thread: blocks in {@link io.slime4j.verbs.CompletionQueue#await}
+ * A dispatch thread of the endpoint, one per rail (rail 0's also handles the message path): blocks in {@link io.slime4j.verbs.CompletionQueue#await}
  * with a bounded timeout (no busy spin), decodes each completion's wrId ({@link WrIds}) and hands it
  * to its path. It runs only endpoint code: it fires op signals and hands
  * {@link java.util.concurrent.CompletableFuture} completions to the completion executor, so no
@@ -22,19 +23,23 @@ final class Dispatcher implements Runnable {
     private final WorkCompletion[] batch = WorkCompletion.array(BATCH);
     private final Thread thread;
     private final long pollNanos;
+    private final int rail;
+    private final CompletionQueue cq;
     private volatile boolean running = true;
 
-    Dispatcher(EndpointCore core, IoPath io, MessagePath messages, ImmRecvPath imm) {
+    Dispatcher(EndpointCore core, IoPath io, MessagePath messages, ImmRecvPath imm, int rail) {
+        this.rail = rail;
+        this.cq = core.transport.cqs[rail];
         this.core = core;
         this.io = io;
         this.messages = messages;
         this.imm = imm;
         this.pollNanos = core.config.pollTimeout().toNanos();
-        this.thread = Thread.ofPlatform().daemon().name("slime4j-" + core.name + "-dispatch").unstarted(this);
+        this.thread = Thread.ofPlatform().daemon().name("slime4j-" + core.name + "-dispatch"
+                + (rail == 0 ? "" : "-rail" + rail)).unstarted(this);
     }
 
     void start() {
-        core.dispatchThread(thread);
         thread.start();
     }
 
@@ -52,7 +57,7 @@ final class Dispatcher implements Runnable {
         while (running) {
             int n;
             try {
-                n = core.transport.cq.await(batch, pollNanos, TimeUnit.NANOSECONDS);
+                n = cq.await(batch, pollNanos, TimeUnit.NANOSECONDS);
             } catch (InterruptedException e) {
                 continue; // stop() interrupts; the loop condition decides
             } catch (CompletionQueueOverflowException e) {
@@ -71,8 +76,10 @@ final class Dispatcher implements Runnable {
     }
 
     private void dispatch(WorkCompletion wc) {
-        if (!wc.isSuccess() && wc.status() != WcStatus.WR_FLUSH_ERR && !core.isClosing()) {
-            // a failed request moves its queue pair to ERR (the verbs contract): this endpoint is done
+        if (!wc.isSuccess() && wc.status() != WcStatus.WR_FLUSH_ERR && !core.isClosing()
+                && !laneFailed(wc)) {
+            // a failed request moves its queue pair to ERR (the verbs contract): a message queue pair
+            // (or the last live lane) failing ends the endpoint
             core.markFailed("queue pair " + wc.qpn() + " failed a request with " + wc.status()
                     + (wc.status() == WcStatus.RETRY_EXC_ERR ? " (the peer stopped answering)" : ""));
         }
@@ -98,6 +105,21 @@ final class Dispatcher implements Runnable {
             core.tracker.cancelAll("endpoint " + core.name + " failed: " + e);
             throw e;
         }
+    }
+
+    /**
+     * A failed request of an io lane takes only that lane out of the rotation (its other requests
+     * flush and are re-issued or failed by {@link IoPath}); false when it was the last live lane or
+     * the completion is not of a lane.
+     */
+    private boolean laneFailed(WorkCompletion wc) {
+        int kind = WrIds.kind(wc.wrId());
+        if (kind != WrIds.IO && kind != WrIds.IMM_WINDOW) {
+            return false;
+        }
+        int lane = WrIds.qp(wc.wrId());
+        EndpointCore.log().warn("endpoint {}: lane {} failed a request with {}", core.name, lane, wc.status());
+        return core.router.markDead(lane) > 0;
     }
 
     /** Stops the loop and waits (bounded) for the thread to end. */

@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.Executor;
 import java.util.function.Function;
+import org.slf4j.LoggerFactory;
 
 /**
  * Settings of an {@link RdmaEndpoint}, validated at build time. {@link #builder()} holds the
@@ -13,7 +14,8 @@ import java.util.function.Function;
  * every numeric or duration setting (durations in ISO-8601, e.g. {@code PT5S}).
  *
  * @param name               endpoint name for logs and thread names; empty picks {@code endpoint-N}
- * @param qps                io queue pairs that one-sided batches are spread over, 1..64 (default 1);
+ * @param qps                io queue pairs (lanes) that one-sided batches are spread over, 1..64
+ *                           (default 1);
  *                           the endpoint adds two more for messages (meta and data)
  * @param ioSlots            pooled slots for one-sided ops, 1..65536 (default 256): an op leases
  *                           one slot per {@code requestsPerSlot} work requests
@@ -35,18 +37,31 @@ import java.util.function.Function;
  * @param completionExecutor runs the completion of {@link TransferFuture#toCompletableFuture()}
  *                           views, so their dependent stages never run on the dispatch thread;
  *                           null (default) starts a virtual thread per completed view
+ * @param selector           makes the endpoint's {@link QpSelector} (routing of requests over the
+ *                           lanes); null (default) picks {@code single} for one QP and
+ *                           {@code striped} for several. By name: {@link Builder#selector(String)}
+ * @param stripeMinBytes     the smallest stripe of the {@code striped} selector, 1..2^31-1
+ *                           (default 256 KiB): units shorter than twice this stay on one lane
+ *
+ * <p>Values from system properties and environment variables are clamped into their range, with a
+ * warning in the log; values given in code must be in range or the build throws.
  */
 public record EndpointConfig(String name, int qps, int ioSlots, int requestsPerSlot, int maxRequestBytes,
                              int messageSlots, int immWindow, int sendQueueDepth, Duration slotTimeout,
-                             Duration pollTimeout, QpConfig qpTemplate, Executor completionExecutor) {
+                             Duration pollTimeout, QpConfig qpTemplate, Executor completionExecutor,
+                             // routing (issue 5)
+                             QpSelector.Factory selector, int stripeMinBytes) {
 
     /** Meta-queue-pair entries kept for credit messages beyond {@link #messageSlots()}. */
     static final int CREDIT_RESERVE = 8;
 
+    /** The most io queue pairs (lanes) an endpoint may have (the completion queue stays below 2^24 entries; the wrId has 8 bits for the lane). */
+    public static final int MAX_QPS = 64;
+
     /** Validates every setting. */
     public EndpointConfig {
         name = name == null ? "" : name;
-        range("qps", qps, 1, 64);
+        range("qps", qps, 1, MAX_QPS);
         range("ioSlots", ioSlots, 1, 1 << 16);
         range("requestsPerSlot", requestsPerSlot, 1, WrIds.MAX_SUBS);
         range("maxRequestBytes", maxRequestBytes, 1, Integer.MAX_VALUE);
@@ -61,7 +76,13 @@ public record EndpointConfig(String name, int qps, int ioSlots, int requestsPerS
         if (qpTemplate == null) {
             throw new IllegalArgumentException("qpTemplate must not be null");
         }
+        range("stripeMinBytes", stripeMinBytes, 1, Integer.MAX_VALUE);
         // the ranges above keep completionQueueCapacity(...) below 2^24 (at most about 8.5 million)
+    }
+
+    /** The selector factory in use: {@link #selector()}, or the default for {@link #qps()}. */
+    public QpSelector.Factory selectorFactory() {
+        return selector != null ? selector : QpSelector.factory(qps == 1 ? "single" : "striped");
     }
 
     /** Completions that can be outstanding at once: the capacity of the endpoint's one completion queue. */
@@ -102,7 +123,8 @@ public record EndpointConfig(String name, int qps, int ioSlots, int requestsPerS
         return new Builder().name(name).qps(qps).ioSlots(ioSlots).requestsPerSlot(requestsPerSlot)
                 .maxRequestBytes(maxRequestBytes).messageSlots(messageSlots).immWindow(immWindow)
                 .sendQueueDepth(sendQueueDepth).slotTimeout(slotTimeout).pollTimeout(pollTimeout)
-                .qpTemplate(qpTemplate).completionExecutor(completionExecutor);
+                .qpTemplate(qpTemplate).completionExecutor(completionExecutor)
+                .selector(selector).stripeMinBytes(stripeMinBytes);
     }
 
     /** Builds an {@link EndpointConfig}; defaults in the field initialisers. */
@@ -119,6 +141,9 @@ public record EndpointConfig(String name, int qps, int ioSlots, int requestsPerS
         private Duration pollTimeout = Duration.ofMillis(100);
         private QpConfig qpTemplate = QpConfig.defaults();
         private Executor completionExecutor;
+        // routing (issue 5)
+        private QpSelector.Factory selector;
+        private int stripeMinBytes = 256 << 10;
 
         /** Sets {@link EndpointConfig#name()}. */
         public Builder name(String v) { name = v; return this; }
@@ -145,6 +170,23 @@ public record EndpointConfig(String name, int qps, int ioSlots, int requestsPerS
         /** Sets {@link EndpointConfig#completionExecutor()}. */
         public Builder completionExecutor(Executor v) { completionExecutor = v; return this; }
 
+        // routing (issue 5)
+        /** Sets {@link EndpointConfig#selector()}: a custom selector's factory, or null for the default. */
+        public Builder selector(QpSelector.Factory v) { selector = v; return this; }
+        /**
+         * Sets {@link EndpointConfig#selector()} by the name of a built-in ({@value QpSelector#NAMES});
+         * null or {@code default} for the default.
+         *
+         * @throws IllegalArgumentException for an unknown name
+         */
+        public Builder selector(String name) {
+            selector = name == null || name.isBlank() || name.trim().equalsIgnoreCase("default") ? null
+                    : QpSelector.factory(name);
+            return this;
+        }
+        /** Sets {@link EndpointConfig#stripeMinBytes()}. */
+        public Builder stripeMinBytes(int v) { stripeMinBytes = v; return this; }
+
         /** Applies {@code slime4j.endpoint.NAME} from {@code properties}, else {@code SLIME4J_ENDPOINT_NAME} from {@code env}. */
         Builder apply(Function<String, String> properties, Map<String, String> env) {
             Function<String, String> get = key -> {
@@ -153,7 +195,7 @@ public record EndpointConfig(String name, int qps, int ioSlots, int requestsPerS
             };
             String v;
             if ((v = get.apply("name")) != null) name = v;
-            if ((v = get.apply("qps")) != null) qps = parse("qps", v);
+            if ((v = get.apply("qps")) != null) qps = clamp("qps", parse("qps", v), 1, MAX_QPS);
             if ((v = get.apply("ioSlots")) != null) ioSlots = parse("ioSlots", v);
             if ((v = get.apply("requestsPerSlot")) != null) requestsPerSlot = parse("requestsPerSlot", v);
             if ((v = get.apply("maxRequestBytes")) != null) maxRequestBytes = parse("maxRequestBytes", v);
@@ -162,7 +204,22 @@ public record EndpointConfig(String name, int qps, int ioSlots, int requestsPerS
             if ((v = get.apply("sendQueueDepth")) != null) sendQueueDepth = parse("sendQueueDepth", v);
             if ((v = get.apply("slotTimeout")) != null) slotTimeout = Duration.parse(v);
             if ((v = get.apply("pollTimeout")) != null) pollTimeout = Duration.parse(v);
+            // routing (issue 5)
+            if ((v = get.apply("selector")) != null) selector(v);
+            if ((v = get.apply("stripeMinBytes")) != null) {
+                stripeMinBytes = clamp("stripeMinBytes", parse("stripeMinBytes", v), 1, Integer.MAX_VALUE);
+            }
             return this;
+        }
+
+        /** Clamps a value that came from a property or the environment into its range, saying so. */
+        private static int clamp(String what, int v, int min, int max) {
+            int c = Math.max(min, Math.min(max, v));
+            if (c != v) {
+                LoggerFactory.getLogger(EndpointConfig.class).warn(
+                        "endpoint setting {} = {} is outside {}..{}; clamped to {}", what, v, min, max, c);
+            }
+            return c;
         }
 
         private static int parse(String what, String v) {
@@ -176,7 +233,8 @@ public record EndpointConfig(String name, int qps, int ioSlots, int requestsPerS
         /** Validates and builds. */
         public EndpointConfig build() {
             return new EndpointConfig(name, qps, ioSlots, requestsPerSlot, maxRequestBytes, messageSlots, immWindow,
-                    sendQueueDepth, slotTimeout, pollTimeout, qpTemplate, completionExecutor);
+                    sendQueueDepth, slotTimeout, pollTimeout, qpTemplate, completionExecutor,
+                    selector, stripeMinBytes);
         }
     }
 }

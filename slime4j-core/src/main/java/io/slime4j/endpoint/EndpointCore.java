@@ -21,9 +21,9 @@ final class EndpointCore {
     final Stats stats = new Stats();
     final SlotReleaser releaser;
     final Regions regions;
-    final QpRouter router;
+    final Router router;
     final long slotTimeoutNanos;
-    private volatile Thread dispatchThread;
+    private volatile Thread[] dispatchThreads = new Thread[0];
     private volatile boolean connected;
     private volatile boolean closing;
     private volatile String failure;
@@ -37,7 +37,9 @@ final class EndpointCore {
         this.releaser = new SlotReleaser(hooks, transport, stats,
                 () -> onDispatchThread() && !closing && failure == null);
         this.regions = new Regions(name);
-        this.router = QpRouter.roundRobin(config.qps());
+        this.router = new Router(name, config.selectorFactory().create(config.qps(), config), config.qps());
+        transport.deadLanes(router::isDead);
+        transport.currentRail(this::dispatchRail); // I5 is checked per rail: each thread re-posts its own
         this.slotTimeoutNanos = config.slotTimeout().toNanos();
     }
 
@@ -65,13 +67,26 @@ final class EndpointCore {
         return closing;
     }
 
-    void dispatchThread(Thread t) {
-        dispatchThread = t;
+    void dispatchThreads(Thread[] threads) {
+        dispatchThreads = threads.clone();
     }
 
     boolean onDispatchThread() {
-        return Thread.currentThread() == dispatchThread;
+        return dispatchRail() >= 0;
     }
+
+    /** The rail whose dispatch thread is running this, or -1. */
+    int dispatchRail() {
+        Thread me = Thread.currentThread();
+        Thread[] ts = dispatchThreads;
+        for (int i = 0; i < ts.length; i++) {
+            if (ts[i] == me) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
 
     void markConnected() {
         connected = true;

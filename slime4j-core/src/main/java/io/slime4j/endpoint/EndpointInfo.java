@@ -20,6 +20,9 @@ import java.util.Map;
  *  "regions":{"kv":{"address":139...,"length":1048576,"remoteKey":77...,"access":15}}}
  * }</pre>
  *
+ * <p>A multi-rail endpoint adds {@code "rails":["udp:10.0.0.1:7000","udp:10.0.1.1:7000"]} and, per
+ * region, {@code "railKeys":[...]} (the remote keys on rails 1..n-1).
+ *
  * <p>64-bit values (addresses, keys, tokens) are JSON integers, exact in this parser and in
  * Python; JavaScript's {@code JSON.parse} would round them.
  *
@@ -31,9 +34,12 @@ import java.util.Map;
  * @param metaQp       the queue pair of rendezvous meta messages and credits
  * @param dataQp       the queue pair of message data
  * @param regions      registered regions by name
+ * @param rails        the device address of each rail, rail 0 first (it is {@code address}); io
+ *                     queue pair {@code i} lives on rail {@code i % rails.size()}, the message queue
+ *                     pairs on rail 0. JSON written before rails existed has none: one rail
  */
 public record EndpointInfo(String name, String address, int messageSlots, int immWindow, List<QpInfo> ioQps,
-                           QpInfo metaQp, QpInfo dataQp, Map<String, RegionInfo> regions) {
+                           QpInfo metaQp, QpInfo dataQp, Map<String, RegionInfo> regions, List<String> rails) {
     /** The format version written and accepted. */
     public static final int VERSION = 1;
 
@@ -51,6 +57,23 @@ public record EndpointInfo(String name, String address, int messageSlots, int im
         }
         ioQps = List.copyOf(ioQps);
         regions = Collections.unmodifiableMap(new LinkedHashMap<>(regions));
+        rails = rails == null || rails.isEmpty() ? List.of(address) : List.copyOf(rails);
+        if (!rails.getFirst().equals(address)) {
+            throw new IllegalArgumentException("endpoint info: rail 0 (" + rails.getFirst() + ") must be the address "
+                    + address);
+        }
+        for (RegionInfo r : regions.values()) {
+            if (r.railKeys().size() != rails.size() - 1) {
+                throw new IllegalArgumentException("endpoint info: a region has keys for " + (r.railKeys().size() + 1)
+                        + " rails, the endpoint has " + rails.size());
+            }
+        }
+    }
+
+    /** A one-rail endpoint. */
+    public EndpointInfo(String name, String address, int messageSlots, int immWindow, List<QpInfo> ioQps,
+                        QpInfo metaQp, QpInfo dataQp, Map<String, RegionInfo> regions) {
+        this(name, address, messageSlots, immWindow, ioQps, metaQp, dataQp, regions, List.of(address));
     }
 
     /** This description as one line of JSON. */
@@ -71,11 +94,22 @@ public record EndpointInfo(String name, String address, int messageSlots, int im
             Json.quote(first ? sb : sb.append(','), e.getKey()).append(':');
             RegionInfo r = e.getValue();
             sb.append("{\"address\":").append(r.address()).append(",\"length\":").append(r.length())
-                    .append(",\"remoteKey\":").append(r.remoteKey()).append(",\"access\":").append(r.accessFlags())
-                    .append('}');
+                    .append(",\"remoteKey\":").append(r.remoteKey()).append(",\"access\":").append(r.accessFlags());
+            if (!r.railKeys().isEmpty()) {
+                sb.append(",\"railKeys\":").append(r.railKeys().toString().replace(" ", ""));
+            }
+            sb.append('}');
             first = false;
         }
-        return sb.append("}}").toString();
+        sb.append('}');
+        if (rails.size() > 1) {
+            sb.append(",\"rails\":[");
+            for (int i = 0; i < rails.size(); i++) {
+                Json.quote(i == 0 ? sb : sb.append(','), rails.get(i));
+            }
+            sb.append(']');
+        }
+        return sb.append('}').toString();
     }
 
     private static StringBuilder qp(StringBuilder sb, QpInfo q) {
@@ -110,12 +144,37 @@ public record EndpointInfo(String name, String address, int messageSlots, int im
         Map<String, RegionInfo> regions = new LinkedHashMap<>();
         for (Map.Entry<String, Object> e : object(o.get("regions"), "'regions'").entrySet()) {
             Map<String, Object> r = object(e.getValue(), "region '" + e.getKey() + "'");
+            List<Long> railKeys = new ArrayList<>();
+            if (r.containsKey("railKeys")) {
+                if (!(r.get("railKeys") instanceof List<?> keys)) {
+                    throw new IllegalArgumentException("endpoint info: 'railKeys' of region '" + e.getKey()
+                            + "' must be an array");
+                }
+                for (Object k : keys) {
+                    if (!(k instanceof Long l)) {
+                        throw new IllegalArgumentException("endpoint info: a rail key must be an integer, was " + k);
+                    }
+                    railKeys.add(l);
+                }
+            }
             regions.put(e.getKey(), new RegionInfo(number(r, "address"), number(r, "length"), number(r, "remoteKey"),
-                    integer(r, "access")));
+                    integer(r, "access"), railKeys));
+        }
+        List<String> rails = new ArrayList<>();
+        if (o.containsKey("rails")) {
+            if (!(o.get("rails") instanceof List<?> list2)) {
+                throw new IllegalArgumentException("endpoint info: 'rails' must be an array");
+            }
+            for (Object a : list2) {
+                if (!(a instanceof String str)) {
+                    throw new IllegalArgumentException("endpoint info: a rail address must be a string, was " + a);
+                }
+                rails.add(str);
+            }
         }
         return new EndpointInfo(string(o, "name"), string(o, "address"), integer(o, "messageSlots"),
                 integer(o, "immWindow"), ioQps, qpInfo(o.get("metaQp"), "'metaQp'"),
-                qpInfo(o.get("dataQp"), "'dataQp'"), regions);
+                qpInfo(o.get("dataQp"), "'dataQp'"), regions, rails);
     }
 
     private static QpInfo qpInfo(Object v, String what) {

@@ -35,6 +35,7 @@ final class ImmRecvPath {
     private final Semaphore peerCredits = new Semaphore(0);
     private final int returnThreshold;
     private final WorkRequest creditWr = new WorkRequest();
+    private final Object creditLock = new Object();
     private int toReturn;
     private int creditSendsOutstanding;
 
@@ -108,8 +109,10 @@ final class ImmRecvPath {
         if (!repostFirst) {
             w.post(entry);
         }
-        toReturn++;
-        maybeReturnCredits();
+        synchronized (creditLock) { // with several rails, several dispatch threads get here
+            toReturn++;
+            maybeReturnCredits();
+        }
     }
 
     /**
@@ -126,13 +129,16 @@ final class ImmRecvPath {
 
     /** Dispatch thread: a credit message completed. */
     void onCreditSent(WorkCompletion wc) {
-        creditSendsOutstanding--;
-        if (wc.isSuccess()) {
-            maybeReturnCredits();
+        synchronized (creditLock) {
+            creditSendsOutstanding--;
+            if (wc.isSuccess()) {
+                maybeReturnCredits();
+            }
         }
     }
 
     private void sendCredits(int n) {
+        core.router.select(QpOpType.CONTROL, 0); // the meta queue pair: lane 0
         creditWr.clear().wrId(WrIds.encode(WrIds.CREDIT_SEND, 0, 0, 0, 0)).opcode(Opcode.SEND_WITH_IMM)
                 .immediate(Wire32.metaImm(Wire32.CREDIT_TYPE, n));
         try {

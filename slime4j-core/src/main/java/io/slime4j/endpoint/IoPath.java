@@ -34,7 +34,7 @@ final class IoPath {
 
     TransferFuture submit(OpKind kind, List<Assignment> batch, int immediate) {
         core.checkUsable();
-        IoPlan plan = IoPlan.of(kind, batch, core.regions, core.router, core.config.maxRequestBytes());
+        IoPlan plan = IoPlan.of(kind, batch, core.regions, core.router, core.transport, core.config.maxRequestBytes());
         boolean withImm = kind == OpKind.WRITE_WITH_IMM;
         if (withImm) {
             imm.acquirePeerCredit();
@@ -43,6 +43,7 @@ final class IoPath {
         boolean deferred = withImm && !plan.singleQp;
         ImmFence fence = deferred ? new ImmFence(plan.count, immediate, plan.immQp, plan.immAddress, plan.immKey) : null;
         op.fence = fence;
+        op.plan = plan;
         int total = plan.count + (deferred ? 1 : 0);
         int rps = core.config.requestsPerSlot();
         int next = 0;
@@ -67,6 +68,7 @@ final class IoPath {
                     int r = next + done;
                     if (r == plan.count) { // the fence's reserved position: always the last one
                         fence.sub = done;
+                        slot.subRequest[done] = -1;
                         fence.slot = slot.index;
                         continue;
                     }
@@ -89,6 +91,7 @@ final class IoPath {
                             .remote(plan.remoteAddress[r], plan.remoteKey[r]).immediate(carriesImm ? immediate : 0);
                     slot.subQp[done] = q;
                     slot.subLength[done] = plan.length[r];
+                    slot.subRequest[done] = r;
                     try {
                         core.transport.io[q].postSend(wr);
                     } catch (RuntimeException e) {
@@ -155,14 +158,29 @@ final class IoPath {
             core.releaser.countDown(pool, slot, 1);
             return;
         }
-        slot.subQp[f.sub] = f.qp;
+        int q = f.qp;
+        if (core.router.isDead(q)) { // its lane failed meanwhile: the immediate takes a live one
+            int live = core.router.liveAfter(q);
+            if (!core.transport.sqCredits[live].tryAcquire()) {
+                core.transport.sqCredits[q].release();
+                op.fail(WcStatus.RETRY_EXC_ERR, core.name + ": lane " + q + " of the immediate of op " + op.seq
+                        + " failed and lane " + live + " has no send-queue credit free");
+                imm.returnPeerCredit();
+                core.releaser.countDown(pool, slot, 1);
+                return;
+            }
+            core.transport.sqCredits[q].release();
+            q = live;
+        }
+        slot.subQp[f.sub] = q;
         slot.subLength[f.sub] = 0;
-        WorkRequest wr = new WorkRequest().wrId(WrIds.encode(WrIds.IO, f.qp, slot.index, f.sub, op.seq))
-                .opcode(Opcode.RDMA_WRITE_WITH_IMM).immediate(f.immediate).remote(f.remoteAddress, f.remoteKey);
+        WorkRequest wr = new WorkRequest().wrId(WrIds.encode(WrIds.IO, q, slot.index, f.sub, op.seq))
+                .opcode(Opcode.RDMA_WRITE_WITH_IMM).immediate(f.immediate)
+                .remote(f.remoteAddress, q == f.qp ? f.remoteKey : op.plan.immKey(q));
         try {
-            core.transport.io[f.qp].postSend(wr);
+            core.transport.io[q].postSend(wr);
         } catch (RuntimeException e) {
-            core.transport.sqCredits[f.qp].release();
+            core.transport.sqCredits[q].release();
             op.fail(WcStatus.GENERAL_ERR, core.name + ": posting the immediate of op " + op.seq + " failed: " + e.getMessage());
             core.releaser.countDown(pool, slot, 1);
         }
@@ -170,6 +188,9 @@ final class IoPath {
 
     /** Dispatch thread: a completion of an io request. */
     void onCompletion(WorkCompletion wc) {
+        if (!wc.isSuccess() && reissue(wc)) {
+            return; // failover: the request runs again on a live lane; its completion comes from there
+        }
         long id = wc.wrId();
         int q = WrIds.qp(id);
         Slot slot = pool.slot(WrIds.slot(id));
@@ -190,5 +211,53 @@ final class IoPath {
             }
         }
         core.releaser.countDown(pool, slot, 1);
+    }
+
+    /**
+     * Failover (dispatch thread): a request that failed or was flushed on a lane taken out of the
+     * rotation runs again on the next live lane, with the same slot position (so the slot's count
+     * and the op's fence are untouched), when that is safe: plain reads and writes are idempotent; a
+     * request carrying an immediate is not (the peer may have seen it), so its op fails instead.
+     * Needs a free send-queue credit on the new lane (the dispatch thread never waits). Returns
+     * whether the request was re-posted.
+     */
+    private boolean reissue(WorkCompletion wc) {
+        long id = wc.wrId();
+        int q = WrIds.qp(id);
+        if (core.isClosing() || !core.router.isDead(q)) {
+            return false;
+        }
+        Slot slot = pool.slot(WrIds.slot(id));
+        int sub = WrIds.sub(id);
+        OpState op = slot.tenant();
+        IoPlan plan = op == null ? null : op.plan;
+        int r = slot.subRequest[sub];
+        if (plan == null || op.isDone() || op.hasFailed() || !WrIds.tagMatches(id, op.seq) || r < 0
+                || (op.kind == OpKind.WRITE_WITH_IMM && op.fence == null && r == plan.count - 1)) {
+            return false;
+        }
+        int lane;
+        try {
+            lane = core.router.liveAfter(q);
+        } catch (EndpointException e) {
+            return false;
+        }
+        if (!core.transport.sqCredits[lane].tryAcquire()) {
+            return false;
+        }
+        WorkRequest wr = new WorkRequest().wrId(WrIds.encode(WrIds.IO, lane, slot.index, sub, op.seq))
+                .opcode(op.kind == OpKind.READ ? Opcode.RDMA_READ : Opcode.RDMA_WRITE)
+                .sge(plan.localAddress[r], plan.length[r], plan.localKeyOn(r, lane))
+                .remote(plan.remoteAddress[r], plan.remoteKeyOn(r, lane));
+        try {
+            core.transport.io[lane].postSend(wr);
+        } catch (RuntimeException e) {
+            core.transport.sqCredits[lane].release();
+            return false;
+        }
+        slot.subQp[sub] = lane;
+        core.transport.sqCredits[q].release(); // the failed entry has retired
+        core.stats.reissued.increment();
+        return true;
     }
 }

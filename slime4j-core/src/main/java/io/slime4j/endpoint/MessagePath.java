@@ -94,6 +94,7 @@ final class MessagePath {
         MemoryRegion control = core.transport.control;
         Wire32.writeMeta(control.segment().asSlice(slot.metaOffset, Wire32.META_BYTES),
                 new Wire32.Meta(Wire32.token(slot.index, op.seq), mr.address() + offset, mr.remoteKey(), length));
+        core.router.select(QpOpType.CONTROL, op.seq); // the meta queue pair: lane 0 (Router counts other answers)
         WorkRequest wr = new WorkRequest().wrId(WrIds.encode(WrIds.META_SEND, 0, slot.index, 0, op.seq))
                 .opcode(Opcode.SEND_WITH_IMM).immediate(Wire32.metaImm(Wire32.META_TYPE, 0))
                 .sge(control, slot.metaOffset, Wire32.META_BYTES);
@@ -139,6 +140,7 @@ final class MessagePath {
         } else {
             code = Wire32.CODE_DATA;
         }
+        core.router.select(QpOpType.RENDEZVOUS_DATA, op == null ? 0 : op.seq); // the data queue pair: lane 0
         WorkRequest wr = new WorkRequest().wrId(WrIds.encode(WrIds.MSG_DATA, 0, slot.index, 0, op == null ? 0 : op.seq))
                 .opcode(Opcode.RDMA_WRITE_WITH_IMM).immediate(Wire32.withCode(meta.token(), code))
                 .remote(meta.address(), meta.remoteKey());

@@ -53,6 +53,8 @@ final class OpState {
     @SuppressWarnings("unused") private volatile ViewNode views;
     /** The deferred immediate of a multi-queue-pair write-with-imm, or null. */
     ImmFence fence;
+    /** The requests of a one-sided op (for re-issue on another lane when one fails), or null. */
+    IoPlan plan;
 
     OpState(long seq, OpKind kind, long bytes, OpSignal signal, OpTracker tracker) {
         this.seq = seq;

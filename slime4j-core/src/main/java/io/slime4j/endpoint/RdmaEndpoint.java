@@ -42,19 +42,38 @@ public final class RdmaEndpoint implements AutoCloseable {
     private final ImmRecvPath imm;
     private final IoPath io;
     private final MessagePath messages;
-    private final Dispatcher dispatcher;
+    private final Dispatcher[] dispatchers;
     private final Object lifecycle = new Object();
     private boolean closed;
 
-    private RdmaEndpoint(VerbsDevice device, EndpointConfig config, EndpointHooks hooks) {
+    private RdmaEndpoint(List<VerbsDevice> rails, EndpointConfig config, EndpointHooks hooks) {
         String name = config.name().isEmpty() ? "endpoint-" + NAMES.incrementAndGet() : config.name();
-        Transport transport = new Transport(device, config);
-        this.core = new EndpointCore(name, config, transport, hooks);
+        Transport transport = new Transport(rails, config);
+        EndpointCore c;
+        try {
+            c = new EndpointCore(name, config, transport, hooks);
+        } catch (RuntimeException e) {
+            transport.close();
+            throw e;
+        }
+        this.core = c;
         this.imm = new ImmRecvPath(core);
         this.io = new IoPath(core, imm);
         this.messages = new MessagePath(core, imm);
-        this.dispatcher = new Dispatcher(core, io, messages, imm);
-        dispatcher.start();
+        int used = 0;
+        while (used < rails.size() && transport.railInUse(used)) {
+            used++;
+        }
+        this.dispatchers = new Dispatcher[used];
+        Thread[] threads = new Thread[used];
+        for (int r = 0; r < used; r++) {
+            dispatchers[r] = new Dispatcher(core, io, messages, imm, r);
+            threads[r] = dispatchers[r].thread();
+        }
+        core.dispatchThreads(threads);
+        for (Dispatcher d : dispatchers) {
+            d.start();
+        }
     }
 
     /**
@@ -69,7 +88,41 @@ public final class RdmaEndpoint implements AutoCloseable {
         if (device == null || config == null) {
             throw new IllegalArgumentException("device and config must not be null");
         }
-        return new RdmaEndpoint(device, config, hooks);
+        return new RdmaEndpoint(List.of(device), config, hooks);
+    }
+
+    /**
+     * Creates an endpoint over several rails (devices, e.g. NICs or UDP sockets, each with its own
+     * progress agent): io queue pair (lane) {@code i} lives on rail {@code i % rails.size()}, the
+     * message queue pairs on rail 0; each rail gets a protection domain, a completion queue and a
+     * dispatch thread, and memory is registered on every rail. The peer must have as many rails,
+     * rail {@code r} reaching the peer's rail {@code r}. A lane that fails leaves the rotation (see
+     * docs/ENDPOINT.md, "Rails and failover"). The devices stay the caller's.
+     *
+     * @throws IllegalArgumentException for no rails, a null or repeated device, or a null config
+     */
+    public static RdmaEndpoint open(List<VerbsDevice> rails, EndpointConfig config) {
+        return open(rails, config, EndpointHooks.DEFAULT);
+    }
+
+    static RdmaEndpoint open(List<VerbsDevice> rails, EndpointConfig config, EndpointHooks hooks) {
+        if (rails == null || rails.isEmpty() || config == null) {
+            throw new IllegalArgumentException("rails must name at least one device, and config must not be null");
+        }
+        if (rails.size() > EndpointConfig.MAX_QPS) {
+            throw new IllegalArgumentException("at most " + EndpointConfig.MAX_QPS + " rails, was " + rails.size());
+        }
+        for (int i = 0; i < rails.size(); i++) {
+            if (rails.get(i) == null) {
+                throw new IllegalArgumentException("rail " + i + " is null");
+            }
+            for (int j = 0; j < i; j++) {
+                if (rails.get(j) == rails.get(i)) {
+                    throw new IllegalArgumentException("rails " + j + " and " + i + " are the same device");
+                }
+            }
+        }
+        return new RdmaEndpoint(List.copyOf(rails), config, hooks);
     }
 
     /** The endpoint's name. */
@@ -94,14 +147,14 @@ public final class RdmaEndpoint implements AutoCloseable {
      */
     public MemoryRegion register(String name, MemorySegment segment, int accessFlags) {
         core.checkOpen();
-        return core.regions.register(core.transport.pd, name, segment, accessFlags);
+        return core.regions.register(core.transport.pds, name, segment, accessFlags);
     }
 
     /** What the peer needs: queue pairs, window sizes and the regions registered so far. */
     public EndpointInfo info() {
         Transport t = core.transport;
         return new EndpointInfo(core.name, t.device.address(), core.config.messageSlots(), core.config.immWindow(),
-                t.ioInfo(), t.meta.localInfo(), t.data.localInfo(), core.regions.describe());
+                t.ioInfo(), t.meta.localInfo(), t.data.localInfo(), core.regions.describe(), t.railAddresses());
     }
 
     /**
@@ -124,6 +177,11 @@ public final class RdmaEndpoint implements AutoCloseable {
                 throw new IllegalArgumentException("endpoint " + core.name + " has " + core.config.qps()
                         + " io queue pairs but peer " + peer.name() + " has " + peer.ioQps().size()
                         + ": configure both with the same qps");
+            }
+            if (peer.rails().size() != core.transport.rails()) {
+                throw new IllegalArgumentException("endpoint " + core.name + " has " + core.transport.rails()
+                        + " rails but peer " + peer.name() + " has " + peer.rails().size()
+                        + ": open both with the same number of rails");
             }
             if (peer.messageSlots() > core.config.messageSlots()) {
                 throw new IllegalArgumentException("peer " + peer.name() + " has " + peer.messageSlots()
@@ -264,11 +322,14 @@ public final class RdmaEndpoint implements AutoCloseable {
                 break;
             }
         }
-        try {
-            dispatcher.stop(CLOSE_QUIESCE_MILLIS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        for (Dispatcher d : dispatchers) {
+            try {
+                d.stop(CLOSE_QUIESCE_MILLIS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
+        core.router.selector().close();
         core.transport.wakeCreditWaiters(); // only now: the dispatcher no longer counts credits
         cancel("endpoint " + core.name + " closed"); // ops that raced with the first pass
         for (SlotPool pool : List.of(io.pool(), messages.sendPool(), messages.recvPool())) {
@@ -333,7 +394,11 @@ public final class RdmaEndpoint implements AutoCloseable {
     }
 
     Thread dispatchThread() {
-        return dispatcher.thread();
+        return dispatchers[0].thread();
+    }
+
+    Router router() {
+        return core.router;
     }
 
     Transport transport() {

@@ -15,14 +15,15 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class Regions {
     private final String endpoint;
-    private final ConcurrentHashMap<String, MemoryRegion> local = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, MemoryRegion[]> local = new ConcurrentHashMap<>();
     private volatile Map<String, RegionInfo> remote = Map.of();
 
     Regions(String endpoint) {
         this.endpoint = endpoint;
     }
 
-    MemoryRegion register(ProtectionDomain pd, String name, MemorySegment segment, int accessFlags) {
+    /** Registers {@code segment} on every rail's domain; returns rail 0's region. */
+    MemoryRegion register(ProtectionDomain[] pds, String name, MemorySegment segment, int accessFlags) {
         if (name == null || name.isEmpty() || name.length() > 256) {
             throw new IllegalArgumentException("region name must have 1..256 characters, was " + name);
         }
@@ -32,23 +33,44 @@ final class Regions {
         if (local.containsKey(name)) {
             throw new IllegalArgumentException("endpoint " + endpoint + " already has a region named '" + name + "'");
         }
-        MemoryRegion mr = pd.register(segment, AccessFlags.validate(accessFlags));
-        if (local.putIfAbsent(name, mr) != null) {
-            mr.close();
+        int flags = AccessFlags.validate(accessFlags);
+        MemoryRegion[] byRail = new MemoryRegion[pds.length];
+        try {
+            for (int r = 0; r < pds.length; r++) {
+                byRail[r] = pds[r].register(segment, flags);
+            }
+        } catch (RuntimeException e) {
+            closeAll(byRail);
+            throw e;
+        }
+        if (local.putIfAbsent(name, byRail) != null) {
+            closeAll(byRail);
             throw new IllegalArgumentException("endpoint " + endpoint + " already has a region named '" + name + "'");
         }
-        return mr;
+        return byRail[0];
     }
 
-    /** A local region, checked for bounds and for {@code needed} access flags. */
+    private static void closeAll(MemoryRegion[] regions) {
+        for (MemoryRegion mr : regions) {
+            Transport.closeQuietly(mr);
+        }
+    }
+
+    /** A local region (rail 0's registration), checked for bounds and for {@code needed} access flags. */
     MemoryRegion local(String name, long offset, long length, int needed, String use) {
-        MemoryRegion mr = name == null ? null : local.get(name);
+        MemoryRegion[] byRail = name == null ? null : local.get(name);
+        MemoryRegion mr = byRail == null ? null : byRail[0];
         if (mr == null) {
             throw new IllegalArgumentException("endpoint " + endpoint + " has no local region '" + name
                     + "' (registered: " + local.keySet() + ")");
         }
         check("local", name, mr.length(), mr.accessFlags(), offset, length, needed, use);
         return mr;
+    }
+
+    /** The registrations of a local region, by rail (the name was checked by {@link #local}). */
+    MemoryRegion[] byRail(String name) {
+        return local.get(name);
     }
 
     /** A peer region, checked for bounds and for {@code needed} access flags. */
@@ -80,11 +102,11 @@ final class Regions {
 
     Map<String, RegionInfo> describe() {
         Map<String, RegionInfo> out = new LinkedHashMap<>();
-        local.forEach((name, mr) -> out.put(name, RegionInfo.of(mr)));
+        local.forEach((name, byRail) -> out.put(name, RegionInfo.of(byRail)));
         return out;
     }
 
     void closeAll() {
-        local.values().forEach(Transport::closeQuietly);
+        local.values().forEach(Regions::closeAll);
     }
 }

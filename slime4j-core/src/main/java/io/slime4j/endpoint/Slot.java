@@ -21,6 +21,8 @@ final class Slot {
     final int index;
     final int[] subQp;
     final long[] subLength;
+    /** Io slots: the plan request at each position (-1 for a fenced immediate), for re-issue on another lane. */
+    final int[] subRequest;
     /** Send slots: the local buffer. */
     long localAddress;
     long localKey;
@@ -38,6 +40,7 @@ final class Slot {
         this.index = index;
         this.subQp = new int[requests];
         this.subLength = new long[requests];
+        this.subRequest = new int[requests];
         this.metaOffset = metaOffset;
     }
 

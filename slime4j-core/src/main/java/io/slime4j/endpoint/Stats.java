@@ -19,4 +19,6 @@ final class Stats {
     final LongAdder dispatchErrors = new LongAdder();
     /** Credit messages sent to the peer. */
     final LongAdder creditMessages = new LongAdder();
+    /** One-sided requests re-issued on another lane after theirs failed. */
+    final LongAdder reissued = new LongAdder();
 }

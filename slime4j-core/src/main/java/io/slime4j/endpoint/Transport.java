@@ -12,12 +12,14 @@ import java.lang.foreign.Arena;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Semaphore;
+import java.util.function.IntPredicate;
+import java.util.function.IntSupplier;
 
 /**
- * Layer 4 as the endpoint owns it: one protection domain, one completion queue for everything,
- * the io queue pairs, the meta and data queue pairs of the message path, the control region that
- * holds meta messages, the receive windows and the send-queue credits of the io queue pairs. Built
- * only from the verbs API.
+ * Layer 4 as the endpoint owns it: per rail (device) one protection domain and one completion
+ * queue; the io queue pairs (lanes), lane {@code i} on rail {@code i % rails}; the meta and data
+ * queue pairs of the message path and the control region that holds meta messages, on rail 0; the
+ * receive windows and the send-queue credits of the io queue pairs. Built only from the verbs API.
  *
  * <p>Sizing keeps every queue from overflowing without a runtime check: the completion queue holds
  * every request that can be outstanding at once; the meta and data send queues hold one request
@@ -33,9 +35,16 @@ final class Transport {
      */
     static final int RQ_SLACK = 1;
 
+    /** The devices, one per rail; rail 0 also carries the message queue pairs. */
+    final VerbsDevice[] devices;
+    final ProtectionDomain[] pds;
+    final CompletionQueue[] cqs;
+    /** Rail 0's device, domain and completion queue. */
     final VerbsDevice device;
     final ProtectionDomain pd;
     final CompletionQueue cq;
+    /** The rail of each lane. */
+    final int[] laneRail;
     final QueuePair[] io;
     final QueuePair meta;
     final QueuePair data;
@@ -46,44 +55,60 @@ final class Transport {
     final RecvWindow[] immWindows;
     private final Arena arena = Arena.ofShared();
     private final List<RecvWindow> windows = new ArrayList<>();
+    private final List<Integer> windowRails = new ArrayList<>();
+    /** Lanes taken out of rotation: their windows no longer count as missing. */
+    private volatile IntPredicate deadLane = q -> false;
+    /** The rail whose dispatch thread is calling, or -1. */
+    private volatile IntSupplier currentRail = () -> -1;
 
-    Transport(VerbsDevice device, EndpointConfig c) {
-        this.device = device;
+    Transport(List<VerbsDevice> rails, EndpointConfig c) {
+        int nRails = rails.size();
+        this.devices = rails.toArray(new VerbsDevice[0]);
+        this.pds = new ProtectionDomain[nRails];
+        this.cqs = new CompletionQueue[nRails];
         int metaDepth = c.messageSlots() + EndpointConfig.CREDIT_RESERVE;
         boolean ok = false;
-        ProtectionDomain p = null;
-        CompletionQueue q = null;
         List<AutoCloseable> made = new ArrayList<>();
         try {
-            p = device.allocateProtectionDomain();
-            made.add(p);
-            q = device.createCompletionQueue((int) EndpointConfig.completionQueueCapacity(c.qps(), c.sendQueueDepth(),
-                    c.immWindow(), c.messageSlots()));
-            made.add(q);
+            laneRail = new int[c.qps()];
+            int[] lanesOn = new int[nRails];
+            for (int i = 0; i < laneRail.length; i++) {
+                laneRail[i] = i % nRails;
+                lanesOn[laneRail[i]]++;
+            }
+            for (int r = 0; r < nRails; r++) {
+                pds[r] = devices[r].allocateProtectionDomain();
+                made.add(pds[r]);
+                cqs[r] = devices[r].createCompletionQueue((int) EndpointConfig.completionQueueCapacity(
+                        Math.max(1, lanesOn[r]), c.sendQueueDepth(), c.immWindow(), r == 0 ? c.messageSlots() : 0));
+                made.add(cqs[r]);
+            }
             QpConfig.Builder base = c.qpTemplate().toBuilder().signalAll(true);
             QpConfig ioConfig = base.sendQueueDepth(c.sendQueueDepth()).recvQueueDepth(c.immWindow() + RQ_SLACK).build();
             io = new QueuePair[c.qps()];
             sqCredits = new Semaphore[c.qps()];
             for (int i = 0; i < io.length; i++) {
-                io[i] = device.createQueuePair(p, ioConfig, q, q);
+                int r = laneRail[i];
+                io[i] = devices[r].createQueuePair(pds[r], ioConfig, cqs[r], cqs[r]);
                 made.add(io[i]);
                 sqCredits[i] = new Semaphore(c.sendQueueDepth());
             }
-            meta = device.createQueuePair(p, base.sendQueueDepth(metaDepth).recvQueueDepth(metaDepth + RQ_SLACK).build(),
-                    q, q);
+            meta = devices[0].createQueuePair(pds[0], base.sendQueueDepth(metaDepth)
+                    .recvQueueDepth(metaDepth + RQ_SLACK).build(), cqs[0], cqs[0]);
             made.add(meta);
-            data = device.createQueuePair(p, base.sendQueueDepth(c.messageSlots())
-                    .recvQueueDepth(c.messageSlots() + RQ_SLACK).build(), q, q);
+            data = devices[0].createQueuePair(pds[0], base.sendQueueDepth(c.messageSlots())
+                    .recvQueueDepth(c.messageSlots() + RQ_SLACK).build(), cqs[0], cqs[0]);
             made.add(data);
             long metaBytes = (long) (c.messageSlots() + metaDepth) * Wire32.META_BYTES;
-            control = p.register(arena.allocate(metaBytes, 64), AccessFlags.LOCAL_WRITE);
+            control = pds[0].register(arena.allocate(metaBytes, 64), AccessFlags.LOCAL_WRITE);
             made.add(control);
             metaWindow = window(new RecvWindow(RecvWindow.Kind.META, 0, meta, metaDepth, control,
-                    (long) c.messageSlots() * Wire32.META_BYTES));
-            dataWindow = window(new RecvWindow(RecvWindow.Kind.DATA, 0, data, c.messageSlots(), null, 0));
+                    (long) c.messageSlots() * Wire32.META_BYTES), 0);
+            dataWindow = window(new RecvWindow(RecvWindow.Kind.DATA, 0, data, c.messageSlots(), null, 0), 0);
             immWindows = new RecvWindow[c.qps()];
             for (int i = 0; i < io.length; i++) {
-                immWindows[i] = window(new RecvWindow(RecvWindow.Kind.IMM, i, io[i], c.immWindow(), null, 0));
+                immWindows[i] = window(new RecvWindow(RecvWindow.Kind.IMM, i, io[i], c.immWindow(), null, 0),
+                        laneRail[i]);
             }
             ok = true;
         } finally {
@@ -94,13 +119,32 @@ final class Transport {
                 arena.close();
             }
         }
-        this.pd = p;
-        this.cq = q;
+        this.device = devices[0];
+        this.pd = pds[0];
+        this.cq = cqs[0];
     }
 
-    private RecvWindow window(RecvWindow w) {
+    private RecvWindow window(RecvWindow w, int rail) {
         windows.add(w);
+        windowRails.add(rail);
         return w;
+    }
+
+    int rails() {
+        return devices.length;
+    }
+
+    /** Whether rail {@code r} has anything to dispatch (a lane, or the message queue pairs). */
+    boolean railInUse(int r) {
+        return r == 0 || r < io.length;
+    }
+
+    void currentRail(IntSupplier rail) {
+        this.currentRail = rail;
+    }
+
+    void deadLanes(IntPredicate dead) {
+        this.deadLane = dead;
     }
 
     /** Offset in the control region of recv slot meta buffers (the first bytes). */
@@ -114,6 +158,14 @@ final class Transport {
             infos.add(qp.localInfo());
         }
         return infos;
+    }
+
+    List<String> railAddresses() {
+        List<String> out = new ArrayList<>(devices.length);
+        for (VerbsDevice d : devices) {
+            out.add(d.address());
+        }
+        return out;
     }
 
     /**
@@ -134,11 +186,23 @@ final class Transport {
         data.connect(peer.dataQp());
     }
 
-    /** Receives missing from all windows together (0 whenever the dispatcher is between completions). */
+    /**
+     * Receives missing from the windows of live lanes (0 whenever the dispatchers are between
+     * completions): on a dispatch thread those of its rail, elsewhere all.
+     */
     int windowsMissing() {
+        return windowsMissing(currentRail.getAsInt());
+    }
+
+    /** As {@link #windowsMissing()}, only the windows of rail {@code rail} (all rails for -1). */
+    int windowsMissing(int rail) {
         int missing = 0;
-        for (RecvWindow w : windows) {
-            missing += w.size - w.posted();
+        IntPredicate dead = deadLane;
+        for (int i = 0; i < windows.size(); i++) {
+            RecvWindow w = windows.get(i);
+            if ((rail < 0 || windowRails.get(i) == rail) && !(w.kind == RecvWindow.Kind.IMM && dead.test(w.qpIndex))) {
+                missing += w.size - w.posted();
+            }
         }
         return missing;
     }
@@ -168,18 +232,23 @@ final class Transport {
         }
     }
 
-    /** Closes the queue pairs, the control region, the completion queue, the domain and the arena. */
+    /** Closes the queue pairs, the control region, the completion queues, the domains and the arena. */
     void close() {
         for (QueuePair qp : all()) {
             closeQuietly(qp);
         }
         closeQuietly(control);
-        closeQuietly(cq);
-        closeQuietly(pd);
+        for (int r = 0; r < devices.length; r++) {
+            closeQuietly(cqs[r]);
+            closeQuietly(pds[r]);
+        }
         arena.close();
     }
 
     static void closeQuietly(AutoCloseable c) {
+        if (c == null) {
+            return;
+        }
         try {
             c.close();
         } catch (Exception ignored) {

@@ -1,0 +1,110 @@
+package io.slime4j.endpoint;
+
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The endpoint's side of routing: asks the {@link QpSelector} for every request, checks its answer,
+ * moves a request off a lane that failed onto the next live one, and traces each decision at TRACE
+ * on the logger {@code io.slime4j.endpoint.routing} (guarded by {@code isTraceEnabled()}: nothing is
+ * formatted or allocated when it is off). Also hands out message ids and keeps the set of live
+ * lanes. Thread-safe.
+ */
+final class Router {
+    /** The routing trace logger (rxm's FI_LOG_EP_DATA selection trace). */
+    static final Logger TRACE = LoggerFactory.getLogger("io.slime4j.endpoint.routing");
+
+    private final String endpoint;
+    private final QpSelector selector;
+    private final int qps;
+    private final AtomicIntegerArray dead;
+    private final AtomicLong messageIds = new AtomicLong();
+    private volatile int deadCount;
+    /** Answers of the selector for message-path types other than lane 0 (a selector bug). */
+    final LongAdder misroutes = new LongAdder();
+    /** Requests moved off a failed lane at selection. */
+    final LongAdder rerouted = new LongAdder();
+
+    Router(String endpoint, QpSelector selector, int qps) {
+        this.endpoint = endpoint;
+        this.selector = selector;
+        this.qps = qps;
+        this.dead = new AtomicIntegerArray(qps);
+    }
+
+    QpSelector selector() {
+        return selector;
+    }
+
+    int qps() {
+        return qps;
+    }
+
+    /** A fresh message id: one per routed unit (a stripe, an assignment, a message). */
+    long newMessageId() {
+        return messageIds.incrementAndGet();
+    }
+
+    /**
+     * The lane for one request of {@code type}.
+     *
+     * @throws EndpointException when every lane has failed, or the selector answered out of range
+     */
+    int select(QpOpType type, long messageId) {
+        int lane = selector.select(type, messageId, qps);
+        if (lane < 0 || lane >= qps) {
+            throw new EndpointException("endpoint " + endpoint + ": QP selector " + selector + " chose lane " + lane
+                    + " for " + type + "; lanes are 0.." + (qps - 1));
+        }
+        if (type.isMessagePath() && lane != 0) {
+            misroutes.increment(); // the message queue pairs exist on lane 0 only
+            lane = 0;
+        } else if (deadCount > 0 && dead.get(lane) != 0) {
+            rerouted.increment();
+            lane = liveAfter(lane);
+        }
+        if (TRACE.isTraceEnabled()) {
+            TRACE.trace("endpoint {}: {} message {} -> lane {}", endpoint, type, messageId, lane);
+        }
+        return lane;
+    }
+
+    /** Whether {@code lane} was taken out of the rotation. */
+    boolean isDead(int lane) {
+        return deadCount > 0 && dead.get(lane) != 0;
+    }
+
+    /**
+     * Takes {@code lane} out of the rotation. Returns the live lanes left (0: the endpoint has no
+     * lane for one-sided traffic any more).
+     */
+    int markDead(int lane) {
+        if (dead.compareAndSet(lane, 0, 1)) {
+            synchronized (this) {
+                deadCount++;
+            }
+            EndpointCore.log().warn("endpoint {}: lane {} failed and leaves the rotation ({} of {} lanes live)", endpoint,
+                    lane, qps - deadCount, qps);
+        }
+        return qps - deadCount;
+    }
+
+    /** The next live lane after {@code lane} (cyclically). */
+    int liveAfter(int lane) {
+        for (int i = 1; i <= qps; i++) {
+            int q = (lane + i) % qps;
+            if (dead.get(q) == 0) {
+                return q;
+            }
+        }
+        throw new EndpointException("endpoint " + endpoint + ": every lane failed; close it and create a new one");
+    }
+
+    @Override
+    public String toString() {
+        return selector + " over " + qps + " lanes" + (deadCount > 0 ? " (" + deadCount + " failed)" : "");
+    }
+}
