@@ -1,0 +1,223 @@
+package io.slime4j.bench;
+
+import io.slime4j.endpoint.EndpointConfig;
+import io.slime4j.endpoint.EndpointInfo;
+import io.slime4j.endpoint.RdmaEndpoint;
+import io.slime4j.endpoint.TransferFuture;
+import io.slime4j.endpoint.TransferStatus;
+import io.slime4j.soft.SoftConfig;
+import io.slime4j.soft.SoftDevice;
+import io.slime4j.verbs.QpConfig;
+import io.slime4j.verbs.VerbsDevice;
+import io.slime4j.wire.udp.UdpWire;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.lang.foreign.Arena;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Multi-QP routing between two processes on loopback: {@link RdmaEndpoint#write} throughput over
+ * the UDP wire for each message size with 1, 2 and 4 QPs (lanes), on one rail and on two rails (two
+ * UDP sockets, two progress agents per side), side by side in one run. Every configuration gets a
+ * fresh child process (the target endpoint) and fresh endpoints; the figure is the best of the
+ * rounds after a warm-up.
+ *
+ * <pre>
+ * java -cp ... io.slime4j.bench.RoutingBench [--sizes 1M,16M] [--bytes 256M] [--depth 4] [--qps 1,2,4]
+ *      [--rails 1,2] [--selector striped] [--mtu 16K] [--rounds 3]
+ * </pre>
+ */
+public final class RoutingBench {
+    private RoutingBench() {}
+
+    public static void main(String[] args) throws Exception {
+        if (args.length > 0 && args[0].equals("--serve")) {
+            serve(new Handshake(new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)), System.out),
+                    Integer.parseInt(args[1]), Integer.parseInt(args[2]), Long.parseLong(args[3]),
+                    Integer.parseInt(args[4]), args[5]);
+            return;
+        }
+        Settings s;
+        try {
+            s = Settings.parse(args);
+        } catch (IllegalArgumentException e) {
+            System.err.println("RoutingBench: " + e.getMessage());
+            System.exit(2);
+            return;
+        }
+        System.out.printf("RoutingBench: %s written per size and configuration, %d writes outstanding, selector %s,"
+                        + " mtu %d, best of %d rounds; two processes on loopback (UDP)%n",
+                Options.format(s.bytes), s.depth, s.selector, s.mtu, s.rounds);
+        List<String> columns = new ArrayList<>();
+        List<double[]> results = new ArrayList<>();
+        for (int rails : s.rails) {
+            for (int qps : s.qps) {
+                columns.add(qps + " QP" + (qps == 1 ? "" : "s") + "/" + rails + " rail" + (rails == 1 ? "" : "s"));
+                results.add(run(s, qps, rails));
+            }
+        }
+        StringBuilder head = new StringBuilder(String.format("%-8s", "size"));
+        columns.forEach(c -> head.append(String.format(" %16s", c)));
+        System.out.println(head + "   (MB/s)");
+        for (int i = 0; i < s.sizes.length; i++) {
+            StringBuilder row = new StringBuilder(String.format("%-8s", Options.format(s.sizes[i])));
+            for (double[] r : results) {
+                row.append(String.format(" %16.1f", r[i]));
+            }
+            System.out.println(row);
+        }
+    }
+
+    private static EndpointConfig config(int qps, String selector, int mtu) {
+        return EndpointConfig.builder().qps(qps).selector(selector).slotTimeout(Duration.ofSeconds(60))
+                .qpTemplate(QpConfig.builder().mtu(mtu).build()).build();
+    }
+
+    private static List<VerbsDevice> rails(UdpWire wire, int rails, String name) {
+        List<VerbsDevice> out = new ArrayList<>();
+        for (int r = 0; r < rails; r++) {
+            out.add(SoftDevice.open(wire, "udp:127.0.0.1:0", SoftConfig.builder().name(name + "-rail" + r).build()));
+        }
+        return out;
+    }
+
+    private static double[] run(Settings s, int qps, int rails) throws Exception {
+        double[] best = new double[s.sizes.length];
+        long region = (long) s.maxSize() * s.depth;
+        List<VerbsDevice> devices = List.of();
+        try (ChildProcess child = new ChildProcess(RoutingBench.class, "--serve", Integer.toString(qps),
+                     Integer.toString(rails), Long.toString(region), Integer.toString(s.mtu), s.selector);
+             UdpWire wire = new UdpWire();
+             Arena arena = Arena.ofShared()) {
+            devices = rails(wire, rails, "bench");
+            try (RdmaEndpoint ep = RdmaEndpoint.open(devices, config(qps, s.selector, s.mtu))) {
+                ep.register("src", arena.allocate(region, 4096));
+                child.handshake.send("INFO " + ep.info().toJson());
+                ep.connect(EndpointInfo.fromJson(child.handshake.expect("INFO")));
+                child.handshake.expect("READY");
+                for (int i = 0; i < s.sizes.length; i++) {
+                    int count = (int) Math.max(1, s.bytes / s.sizes[i]);
+                    writes(ep, s.sizes[i], Math.max(1, count / 4), s.depth); // warm-up
+                    for (int k = 0; k < s.rounds; k++) {
+                        long nanos = writes(ep, s.sizes[i], count, s.depth);
+                        best[i] = Math.max(best[i], (double) s.sizes[i] * count / (nanos / 1e3));
+                    }
+                }
+            }
+        } finally {
+            for (VerbsDevice d : devices) {
+                d.close();
+            }
+        }
+        return best;
+    }
+
+    /** {@code count} writes of {@code size} bytes, {@code depth} outstanding; the elapsed nanoseconds. */
+    private static long writes(RdmaEndpoint ep, int size, int count, int depth) throws InterruptedException {
+        ArrayDeque<TransferFuture> inFlight = new ArrayDeque<>();
+        long start = System.nanoTime();
+        for (int n = 0; n < count; n++) {
+            if (inFlight.size() == depth) {
+                check(inFlight.poll());
+            }
+            long at = (long) (n % depth) * size;
+            inFlight.add(ep.write("src", at, "dst", at, size));
+        }
+        while (!inFlight.isEmpty()) {
+            check(inFlight.poll());
+        }
+        return System.nanoTime() - start;
+    }
+
+    private static void check(TransferFuture f) throws InterruptedException {
+        TransferStatus st;
+        try {
+            st = f.get(Duration.ofSeconds(60));
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new IllegalStateException("a write did not complete within 60 s");
+        }
+        if (st != TransferStatus.SUCCESS) {
+            throw new IllegalStateException("write " + st + ": " + f.failureMessage());
+        }
+    }
+
+    private static void serve(Handshake h, int qps, int rails, long region, int mtu, String selector) throws Exception {
+        List<VerbsDevice> devices = List.of();
+        try (UdpWire wire = new UdpWire(); Arena arena = Arena.ofShared()) {
+            devices = rails(wire, rails, "bench-peer");
+            try (RdmaEndpoint ep = RdmaEndpoint.open(devices, config(qps, selector, mtu))) {
+                ep.register("dst", arena.allocate(region, 4096));
+                EndpointInfo peer = EndpointInfo.fromJson(h.expect("INFO"));
+                h.send("INFO " + ep.info().toJson());
+                ep.connect(peer);
+                h.send("READY");
+                h.expect("QUIT");
+            }
+        } finally {
+            for (VerbsDevice d : devices) {
+                d.close();
+            }
+        }
+    }
+
+    /** Command-line settings, validated with one-line errors. */
+    private static final class Settings {
+        int[] sizes = {1 << 20, 16 << 20};
+        long bytes = 256L << 20;
+        int depth = 4;
+        int[] qps = {1, 2, 4};
+        int[] rails = {1, 2};
+        String selector = "striped";
+        int mtu = 16 << 10;
+        int rounds = 3;
+
+        static Settings parse(String[] args) {
+            Settings s = new Settings();
+            for (int i = 0; i < args.length; i += 2) {
+                String v = i + 1 < args.length ? args[i + 1] : null;
+                if (v == null) {
+                    throw new IllegalArgumentException(args[i] + " needs a value");
+                }
+                try {
+                    switch (args[i]) {
+                        case "--sizes" -> s.sizes = Arrays.stream(v.split(",")).mapToInt(x -> (int) Options.size(x)).toArray();
+                        case "--bytes" -> s.bytes = Options.size(v);
+                        case "--depth" -> s.depth = Integer.parseInt(v);
+                        case "--qps" -> s.qps = Arrays.stream(v.split(",")).mapToInt(x -> Integer.parseInt(x.trim())).toArray();
+                        case "--rails" -> s.rails = Arrays.stream(v.split(",")).mapToInt(x -> Integer.parseInt(x.trim())).toArray();
+                        case "--selector" -> s.selector = v;
+                        case "--mtu" -> s.mtu = (int) Options.size(v);
+                        case "--rounds" -> s.rounds = Integer.parseInt(v);
+                        default -> throw new IllegalArgumentException("unknown option " + args[i]);
+                    }
+                } catch (NumberFormatException e) {
+                    throw new IllegalArgumentException(args[i] + " needs a number, was '" + v + "'");
+                }
+            }
+            EndpointConfig.builder().selector(s.selector); // an unknown name fails here, with the known ones
+            for (int q : s.qps) {
+                if (q < 1 || q > EndpointConfig.MAX_QPS) {
+                    throw new IllegalArgumentException("--qps values must be in 1.." + EndpointConfig.MAX_QPS + ", was " + q);
+                }
+            }
+            for (int r : s.rails) {
+                if (r < 1 || r > 8) {
+                    throw new IllegalArgumentException("--rails values must be in 1..8, was " + r);
+                }
+            }
+            if (s.depth < 1 || s.rounds < 1 || s.mtu < 256 || Arrays.stream(s.sizes).anyMatch(x -> x < 1)) {
+                throw new IllegalArgumentException("--depth, --rounds and sizes must be positive, --mtu at least 256");
+            }
+            return s;
+        }
+
+        int maxSize() {
+            return Arrays.stream(sizes).max().orElseThrow();
+        }
+    }
+}
