@@ -109,5 +109,16 @@ public interface QpSelector {
         public String toString() {
             return name;
         }
+
+        /** Equal when the names are: two configurations naming one built-in are equal. */
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Named n && n.name.equals(name);
+        }
+
+        @Override
+        public int hashCode() {
+            return name.hashCode();
+        }
     }
 }

@@ -29,6 +29,9 @@ final class Router {
     final LongAdder rerouted = new LongAdder();
 
     Router(String endpoint, QpSelector selector, int qps) {
+        if (selector == null) {
+            throw new IllegalArgumentException("endpoint " + endpoint + ": the QP selector factory returned null");
+        }
         this.endpoint = endpoint;
         this.selector = selector;
         this.qps = qps;

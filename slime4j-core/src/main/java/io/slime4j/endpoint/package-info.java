@@ -1,9 +1,11 @@
 /**
  * The transfer-engine API on top of the verbs API: {@link io.slime4j.endpoint.RdmaEndpoint}.
  *
- * <p>An endpoint owns a protection domain, one completion queue, {@code qps} io queue pairs and two
- * message queue pairs (meta and data) on a {@link io.slime4j.verbs.VerbsDevice}, uses nothing but
- * the verbs API, and so runs unchanged on any verbs implementation. Memory is registered by name;
+ * <p>An endpoint owns, on one or several {@link io.slime4j.verbs.VerbsDevice}s (rails), a protection
+ * domain and a completion queue per rail, {@code qps} io queue pairs (lanes, spread over the rails)
+ * and two message queue pairs (meta and data, on rail 0); a pluggable
+ * {@link io.slime4j.endpoint.QpSelector} routes every request to a lane. It uses nothing but the
+ * verbs API, and so runs unchanged on any verbs implementation. Memory is registered by name;
  * peers exchange {@link io.slime4j.endpoint.EndpointInfo} (JSON) out of band and connect.
  *
  * <p>Ownership, in four layers (docs/ENDPOINT.md): the caller's {@link io.slime4j.endpoint.TransferFuture}
@@ -18,9 +20,11 @@
  *       once with a future; they block only for back-pressure (a free slot, a send-queue or
  *       write-with-imm credit), at most {@link io.slime4j.endpoint.EndpointConfig#slotTimeout()},
  *       and then throw {@link io.slime4j.endpoint.EndpointBusyException}.</li>
- *   <li>One dispatch thread per endpoint ({@code slime4j-NAME-dispatch}) waits on the completion
- *       queue with a bounded timeout (no busy spin), routes each completion by its wrId, re-posts
+ *   <li>One dispatch thread per endpoint and rail ({@code slime4j-NAME-dispatch[-railN]}) waits on
+ *       its rail's completion queue with a bounded timeout (no busy spin), routes each completion by its wrId, re-posts
  *       receive windows, releases slots and completes ops. It never runs user code.</li>
+ *   <li>{@link io.slime4j.endpoint.QpSelector}s are called from callers' and dispatch threads
+ *       concurrently and must be thread-safe.</li>
  *   <li>A future's {@code await}/{@code get}/{@code join} wake on the op's own signal. The
  *       {@link java.util.concurrent.CompletableFuture} view is completed on
  *       {@link io.slime4j.endpoint.EndpointConfig#completionExecutor()} (a virtual thread per
