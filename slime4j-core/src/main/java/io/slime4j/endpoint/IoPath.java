@@ -160,11 +160,16 @@ final class IoPath {
         }
         int q = f.qp;
         if (core.router.isDead(q)) { // its lane failed meanwhile: the immediate takes a live one
-            int live = core.router.liveAfter(q);
-            if (!core.transport.sqCredits[live].tryAcquire()) {
+            int live;
+            try {
+                live = core.router.liveAfter(q);
+            } catch (EndpointException e) {
+                live = q; // no lane left: fail below (the credit of q is held, so tryAcquire cannot block)
+            }
+            if (live == q || !core.transport.sqCredits[live].tryAcquire()) {
                 core.transport.sqCredits[q].release();
                 op.fail(WcStatus.RETRY_EXC_ERR, core.name + ": lane " + q + " of the immediate of op " + op.seq
-                        + " failed and lane " + live + " has no send-queue credit free");
+                        + " failed and no live lane had a send-queue credit free");
                 imm.returnPeerCredit();
                 core.releaser.countDown(pool, slot, 1);
                 return;
