@@ -33,10 +33,13 @@ public final class EndpointPeerMain {
             System.exit(3);
         });
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        int rails = args.length > 1 ? Integer.parseInt(args[1]) : 1; // routing (issue 5): rails and selector
+        String selector = args.length > 2 ? args[2] : "default";
         try (UdpWire wire = new UdpWire();
              SoftDevice device = SoftDevice.open(wire, "udp:127.0.0.1:0", SoftConfig.builder().name("peer").build());
              Arena arena = Arena.ofShared();
-             RdmaEndpoint ep = RdmaEndpoint.open(device, EndpointConfig.builder().qps(qps).build())) {
+             RdmaEndpoint ep = RdmaEndpoint.open(moreRails(wire, device, rails),
+                     EndpointConfig.builder().qps(qps).selector(selector).build())) {
             MemorySegment dst = arena.allocate(REGION, 4096);
             MemorySegment inbox = arena.allocate(REGION, 4096);
             ep.register("dst", dst);
@@ -78,6 +81,15 @@ public final class EndpointPeerMain {
                 }
             }
         }
+    }
+
+    /** {@code device} and {@code rails - 1} more UDP devices (closed with the JVM; the peer is a child process). */
+    static java.util.List<io.slime4j.verbs.VerbsDevice> moreRails(UdpWire wire, SoftDevice device, int rails) {
+        java.util.List<io.slime4j.verbs.VerbsDevice> out = new java.util.ArrayList<>(java.util.List.of(device));
+        for (int r = 1; r < rails; r++) {
+            out.add(SoftDevice.open(wire, "udp:127.0.0.1:0", SoftConfig.builder().name("peer-rail" + r).build()));
+        }
+        return out;
     }
 
     private static synchronized void reply(String line) {
