@@ -249,4 +249,19 @@ class RoutingTest {
             p.assertClean();
         }
     }
+
+    @Test
+    void aCustomSelectorsBadAnswersAreCaughtAtTheCallOrCountedNeverFollowed() throws Exception {
+        QpSelector wild = (type, id, qps) -> type == QpOpType.CONTROL ? 2 : type == QpOpType.WRITE ? 99 : 1;
+        try (RailPair p = RailPair.inproc(1, config(4).selector((q, cfg) -> wild).build(), 1 << 20)) {
+            assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> p.a.write("kv", 0, "kv", 0, 100)))
+                    .isInstanceOf(EndpointException.class).hasMessageContaining("chose lane 99 for WRITE")
+                    .hasMessageContaining("lanes are 0..3");
+            success(p.a.read("kv", 0, "kv", 0, 100), WAIT); // READ -> lane 1: fine
+            TransferFuture r = p.b.recv("kv", 0, 100);    // CONTROL -> 2: counted, sent on lane 0 anyway
+            success(p.a.send("kv", 0, 100), WAIT);
+            success(r, WAIT);
+            assertThat(p.b.router().misroutes.sum()).isPositive();
+        }
+    }
 }
