@@ -78,7 +78,8 @@ public final class RoutingBench {
     }
 
     private static EndpointConfig config(int qps, String selector, int mtu) {
-        return EndpointConfig.builder().qps(qps).selector(selector).slotTimeout(Duration.ofSeconds(60))
+        // on top of SLIME4J_ENDPOINT_* / -Dslime4j.endpoint.* (e.g. SLIME4J_ENDPOINT_STRIPE_MIN_BYTES); the child inherits them
+        return EndpointConfig.fromEnvironment().qps(qps).selector(selector).slotTimeout(Duration.ofSeconds(60))
                 .qpTemplate(QpConfig.builder().mtu(mtu).build()).build();
     }
 
