@@ -35,10 +35,20 @@ import java.util.function.Function;
  * @param completionExecutor runs the completion of {@link TransferFuture#toCompletableFuture()}
  *                           views, so their dependent stages never run on the dispatch thread;
  *                           null (default) starts a virtual thread per completed view
+ * @param signalEvery        selective signaling of the io queue pairs, 1..65536 (default
+ *                           {@value #DEFAULT_SIGNAL_EVERY}): every this many requests on a queue
+ *                           pair one is signaled, and always the last request of an op on each
+ *                           queue pair it used; 1 signals every request. Capped at half of
+ *                           {@code sendQueueDepth} (at least 1), so the send queue can never fill
+ *                           with unsignaled requests
  */
 public record EndpointConfig(String name, int qps, int ioSlots, int requestsPerSlot, int maxRequestBytes,
                              int messageSlots, int immWindow, int sendQueueDepth, Duration slotTimeout,
-                             Duration pollTimeout, QpConfig qpTemplate, Executor completionExecutor) {
+                             Duration pollTimeout, QpConfig qpTemplate, Executor completionExecutor,
+                             int signalEvery) {
+
+    /** Default of {@link #signalEvery()}, chosen by measurement (docs/PERFORMANCE.md, "Selective signaling"). */
+    public static final int DEFAULT_SIGNAL_EVERY = 16;
 
     /** Meta-queue-pair entries kept for credit messages beyond {@link #messageSlots()}. */
     static final int CREDIT_RESERVE = 8;
@@ -54,6 +64,7 @@ public record EndpointConfig(String name, int qps, int ioSlots, int requestsPerS
         range("immWindow", immWindow, 1, QpConfig.MAX_DEPTH - Transport.RQ_SLACK);
         range("sendQueueDepth", sendQueueDepth, 1, QpConfig.MAX_DEPTH);
         positive("slotTimeout", slotTimeout);
+        range("signalEvery", signalEvery, 1, QpConfig.MAX_DEPTH);
         positive("pollTimeout", pollTimeout);
         if (pollTimeout.toMillis() > 10_000) {
             throw new IllegalArgumentException("pollTimeout must be at most 10 s, was " + pollTimeout);
@@ -102,7 +113,8 @@ public record EndpointConfig(String name, int qps, int ioSlots, int requestsPerS
         return new Builder().name(name).qps(qps).ioSlots(ioSlots).requestsPerSlot(requestsPerSlot)
                 .maxRequestBytes(maxRequestBytes).messageSlots(messageSlots).immWindow(immWindow)
                 .sendQueueDepth(sendQueueDepth).slotTimeout(slotTimeout).pollTimeout(pollTimeout)
-                .qpTemplate(qpTemplate).completionExecutor(completionExecutor);
+                .qpTemplate(qpTemplate).completionExecutor(completionExecutor)
+                .signalEvery(signalEvery);
     }
 
     /** Builds an {@link EndpointConfig}; defaults in the field initialisers. */
@@ -119,6 +131,7 @@ public record EndpointConfig(String name, int qps, int ioSlots, int requestsPerS
         private Duration pollTimeout = Duration.ofMillis(100);
         private QpConfig qpTemplate = QpConfig.defaults();
         private Executor completionExecutor;
+        private int signalEvery = DEFAULT_SIGNAL_EVERY;
 
         /** Sets {@link EndpointConfig#name()}. */
         public Builder name(String v) { name = v; return this; }
@@ -144,6 +157,8 @@ public record EndpointConfig(String name, int qps, int ioSlots, int requestsPerS
         public Builder qpTemplate(QpConfig v) { qpTemplate = v; return this; }
         /** Sets {@link EndpointConfig#completionExecutor()}. */
         public Builder completionExecutor(Executor v) { completionExecutor = v; return this; }
+        /** Sets {@link EndpointConfig#signalEvery()}. */
+        public Builder signalEvery(int v) { signalEvery = v; return this; }
 
         /** Applies {@code slime4j.endpoint.NAME} from {@code properties}, else {@code SLIME4J_ENDPOINT_NAME} from {@code env}. */
         Builder apply(Function<String, String> properties, Map<String, String> env) {
@@ -162,6 +177,7 @@ public record EndpointConfig(String name, int qps, int ioSlots, int requestsPerS
             if ((v = get.apply("sendQueueDepth")) != null) sendQueueDepth = parse("sendQueueDepth", v);
             if ((v = get.apply("slotTimeout")) != null) slotTimeout = Duration.parse(v);
             if ((v = get.apply("pollTimeout")) != null) pollTimeout = Duration.parse(v);
+            if ((v = get.apply("signalEvery")) != null) signalEvery = parse("signalEvery", v);
             return this;
         }
 
@@ -176,7 +192,8 @@ public record EndpointConfig(String name, int qps, int ioSlots, int requestsPerS
         /** Validates and builds. */
         public EndpointConfig build() {
             return new EndpointConfig(name, qps, ioSlots, requestsPerSlot, maxRequestBytes, messageSlots, immWindow,
-                    sendQueueDepth, slotTimeout, pollTimeout, qpTemplate, completionExecutor);
+                    sendQueueDepth, slotTimeout, pollTimeout, qpTemplate, completionExecutor,
+                    signalEvery);
         }
     }
 }

@@ -21,11 +21,21 @@ final class IoPath {
     private final EndpointCore core;
     private final SlotPool pool;
     private final ImmRecvPath imm;
+    private final IoSendQueue[] sendQueues;
 
     IoPath(EndpointCore core, ImmRecvPath imm) {
         this.core = core;
         this.imm = imm;
         this.pool = new SlotPool(core.name + " io", core.config.ioSlots(), core.config.requestsPerSlot(), 0);
+        this.sendQueues = new IoSendQueue[core.config.qps()];
+        for (int q = 0; q < sendQueues.length; q++) {
+            sendQueues[q] = new IoSendQueue(q, core.transport.io[q], core.transport.sqCredits[q],
+                    core.config.sendQueueDepth(), core.config.signalEvery(), core::isClosing);
+        }
+    }
+
+    IoSendQueue[] sendQueues() {
+        return sendQueues;
     }
 
     SlotPool pool() {
@@ -40,6 +50,7 @@ final class IoPath {
             imm.acquirePeerCredit();
         }
         OpState op = core.tracker.newOp(kind, plan.totalBytes);
+        int[] lastOnQp = IoSendQueue.lastIndexPerQp(plan.qp, plan.count, sendQueues.length);
         boolean deferred = withImm && !plan.singleQp;
         ImmFence fence = deferred ? new ImmFence(plan.count, immediate, plan.immQp, plan.immAddress, plan.immKey) : null;
         op.fence = fence;
@@ -90,9 +101,9 @@ final class IoPath {
                     slot.subQp[done] = q;
                     slot.subLength[done] = plan.length[r];
                     try {
-                        core.transport.io[q].postSend(wr);
+                        sendQueues[q].post(wr, slot.index, done, r == lastOnQp[q]);
                     } catch (RuntimeException e) {
-                        core.transport.sqCredits[q].release();
+                        sendQueues[q].releaseCredit();
                         failure = "posting to io QP " + q + " failed: " + e.getMessage();
                         refusal = e;
                         break;
@@ -114,6 +125,11 @@ final class IoPath {
         if (failure != null) {
             op.fail(WcStatus.GENERAL_ERR, core.name + ": " + kind + " op " + op.seq + " stopped after posting "
                     + dataPosted + " of " + plan.count + " requests: " + failure);
+            for (int q = 0; q < sendQueues.length; q++) {
+                if (lastOnQp[q] >= 0) {
+                    sendQueues[q].cover(); // what it posted unsignaled must still be retired
+                }
+            }
         }
         if (withImm && !deferred && !immPosted) {
             imm.returnPeerCredit();
@@ -149,7 +165,7 @@ final class IoPath {
         Slot slot = pool.slot(f.slot);
         if (op.hasFailed() || op.isDone() || !f.sqCreditHeld) {
             if (f.sqCreditHeld) {
-                core.transport.sqCredits[f.qp].release();
+                sendQueues[f.qp].releaseCredit();
             }
             imm.returnPeerCredit();
             core.releaser.countDown(pool, slot, 1);
@@ -160,27 +176,45 @@ final class IoPath {
         WorkRequest wr = new WorkRequest().wrId(WrIds.encode(WrIds.IO, f.qp, slot.index, f.sub, op.seq))
                 .opcode(Opcode.RDMA_WRITE_WITH_IMM).immediate(f.immediate).remote(f.remoteAddress, f.remoteKey);
         try {
-            core.transport.io[f.qp].postSend(wr);
+            sendQueues[f.qp].post(wr, slot.index, f.sub, true);
         } catch (RuntimeException e) {
-            core.transport.sqCredits[f.qp].release();
+            sendQueues[f.qp].releaseCredit();
             op.fail(WcStatus.GENERAL_ERR, core.name + ": posting the immediate of op " + op.seq + " failed: " + e.getMessage());
             core.releaser.countDown(pool, slot, 1);
         }
     }
 
-    /** Dispatch thread: a completion of an io request. */
+    /**
+     * Dispatch thread: a completion of an io request. It retires its own request and every older
+     * unsignaled one on its queue pair ({@link IoSendQueue#retire}); each is counted on its slot.
+     */
     void onCompletion(WorkCompletion wc) {
         long id = wc.wrId();
         int q = WrIds.qp(id);
-        Slot slot = pool.slot(WrIds.slot(id));
-        int sub = WrIds.sub(id);
-        core.transport.sqCredits[q].release();
+        IoSendQueue sq = sendQueues[q];
+        int n = sq.retire(WrIds.slot(id), WrIds.sub(id));
+        if (n == 0) {
+            core.protocolError("completion of an io request that is not outstanding: " + WrIds.toString(id) + " " + wc);
+            return;
+        }
+        for (int k = 0; k < n - 1; k++) { // older unsignaled requests: they succeeded (RC completes in order)
+            if (sq.retiredSlot[k] != IoSendQueue.COVER_SLOT) {
+                settle(q, pool.slot(sq.retiredSlot[k]), sq.retiredSub[k], id, null);
+            }
+        }
+        if (WrIds.slot(id) != IoSendQueue.COVER_SLOT) {
+            settle(q, pool.slot(WrIds.slot(id)), WrIds.sub(id), id, wc);
+        }
+    }
+
+    /** One retired request: {@code wc} is its own completion, or null when a later one retired it. */
+    private void settle(int q, Slot slot, int sub, long id, WorkCompletion wc) {
         OpState op = slot.tenant();
         if (op != null) {
-            if (!WrIds.tagMatches(id, op.seq)) {
+            if (wc != null && !WrIds.tagMatches(id, op.seq)) {
                 core.aliased(id, op);
             }
-            if (!wc.isSuccess()) {
+            if (wc != null && !wc.isSuccess()) {
                 op.fail(wc.status(), core.name + ": " + op.kind + " op " + op.seq + ": request of " + slot.subLength[sub]
                         + " bytes on io QP " + q + " completed with " + wc.status());
             }

@@ -347,4 +347,8 @@ public final class RdmaEndpoint implements AutoCloseable {
     int queuedImmediates() {
         return imm.queued();
     }
+
+    IoSendQueue[] ioSendQueues() {
+        return io.sendQueues();
+    }
 }

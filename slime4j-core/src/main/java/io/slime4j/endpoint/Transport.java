@@ -62,6 +62,7 @@ final class Transport {
             made.add(q);
             QpConfig.Builder base = c.qpTemplate().toBuilder().signalAll(true);
             QpConfig ioConfig = base.sendQueueDepth(c.sendQueueDepth()).recvQueueDepth(c.immWindow() + RQ_SLACK).build();
+            ioConfig = ioConfig.toBuilder().signalAll(false).build(); // IoSendQueue signals selectively
             io = new QueuePair[c.qps()];
             sqCredits = new Semaphore[c.qps()];
             for (int i = 0; i < io.length; i++) {
