@@ -51,6 +51,7 @@ final class IoPath {
         }
         OpState op = core.tracker.newOp(kind, plan.totalBytes);
         int[] lastOnQp = IoSendQueue.lastIndexPerQp(plan.qp, plan.count, sendQueues.length);
+        int[] nextOnQp = IoSendQueue.nextIndexOnSameQp(plan.qp, plan.count, sendQueues.length);
         boolean deferred = withImm && !plan.singleQp;
         ImmFence fence = deferred ? new ImmFence(plan.count, immediate, plan.immQp, plan.immAddress, plan.immKey) : null;
         op.fence = fence;
@@ -64,7 +65,11 @@ final class IoPath {
         WorkRequest wr = new WorkRequest();
         try {
             while (next < total && failure == null) {
-                Slot slot = pool.acquire(core.slotTimeoutNanos);
+                Slot slot = pool.acquire(0);
+                if (slot == null) { // about to wait: slots this op holds must not wait on unsignaled tails
+                    coverQps(lastOnQp);
+                    slot = pool.acquire(core.slotTimeoutNanos);
+                }
                 if (slot == null) {
                     failure = "no free io slot (" + pool.capacity() + " in the pool)";
                     refusal = core.busy(failure + " for " + kind + " op " + op.seq);
@@ -101,7 +106,8 @@ final class IoPath {
                     slot.subQp[done] = q;
                     slot.subLength[done] = plan.length[r];
                     try {
-                        sendQueues[q].post(wr, slot.index, done, r == lastOnQp[q]);
+                        sendQueues[q].post(wr, slot.index, done, r == lastOnQp[q],
+                                nextOnQp[r] >= next + inSlot && pool.free() == 0);
                     } catch (RuntimeException e) {
                         sendQueues[q].releaseCredit();
                         failure = "posting to io QP " + q + " failed: " + e.getMessage();
@@ -125,11 +131,7 @@ final class IoPath {
         if (failure != null) {
             op.fail(WcStatus.GENERAL_ERR, core.name + ": " + kind + " op " + op.seq + " stopped after posting "
                     + dataPosted + " of " + plan.count + " requests: " + failure);
-            for (int q = 0; q < sendQueues.length; q++) {
-                if (lastOnQp[q] >= 0) {
-                    sendQueues[q].cover(); // what it posted unsignaled must still be retired
-                }
-            }
+            coverQps(lastOnQp); // what it posted unsignaled must still be retired
         }
         if (withImm && !deferred && !immPosted) {
             imm.returnPeerCredit();
@@ -156,6 +158,15 @@ final class IoPath {
         return op.future();
     }
 
+    /** Covers the unsignaled tail of every queue pair the op uses (see {@link IoSendQueue#cover}). */
+    private void coverQps(int[] lastOnQp) {
+        for (int q = 0; q < sendQueues.length; q++) {
+            if (lastOnQp[q] >= 0) {
+                sendQueues[q].cover();
+            }
+        }
+    }
+
     /** Every data request of a deferred write-with-imm completed: post its immediate, or give back its reservations. */
     private void fire(OpState op, ImmFence f) {
         if (f.slot < 0) {
@@ -176,7 +187,7 @@ final class IoPath {
         WorkRequest wr = new WorkRequest().wrId(WrIds.encode(WrIds.IO, f.qp, slot.index, f.sub, op.seq))
                 .opcode(Opcode.RDMA_WRITE_WITH_IMM).immediate(f.immediate).remote(f.remoteAddress, f.remoteKey);
         try {
-            sendQueues[f.qp].post(wr, slot.index, f.sub, true);
+            sendQueues[f.qp].post(wr, slot.index, f.sub, true, false);
         } catch (RuntimeException e) {
             sendQueues[f.qp].releaseCredit();
             op.fail(WcStatus.GENERAL_ERR, core.name + ": posting the immediate of op " + op.seq + " failed: " + e.getMessage());

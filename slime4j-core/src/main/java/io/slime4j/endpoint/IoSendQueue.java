@@ -13,7 +13,9 @@ import java.util.function.BooleanSupplier;
  * queue pair's send-queue credits.
  *
  * <p><b>Policy.</b> A request is signaled when it is the last one an op posts on this queue pair, or
- * when {@link #every()} − 1 unsignaled requests precede it here. So no more than {@code every − 1}
+ * when {@link #every()} − 1 unsignaled requests precede it here, or — the pool running dry — when
+ * it is the last request of its slot on this queue pair while no io slot is free (the op will
+ * probably wait for one of its own slots next, so each must be able to complete on its own). So no more than {@code every − 1}
  * unsignaled requests ever follow the newest signaled one, and {@code every} is at most half the
  * send queue depth ({@link #effectiveEvery}): the queue can never fill with requests that no
  * completion will retire. Deciding, recording and posting happen under one lock per queue pair, so
@@ -27,12 +29,16 @@ import java.util.function.BooleanSupplier;
  * returns to its ring only when the completion covering its last request has arrived), and gives
  * back one credit per retired request.
  *
- * <p><b>Covers.</b> An op that stops posting early (a slot or credit wait timed out, interruption,
- * a refused post) may leave unsignaled requests behind with nothing signaled after them. It then
- * asks for a cover: a zero-length signaled RDMA_WRITE (the verbs contract checks no key for it)
- * that retires them. A cover needs a credit; when none is free, the wish is remembered and the
- * next completion or credit returned on this queue pair posts it. Covers never occur in a run where
- * no op stops early.
+ * <p><b>Covers.</b> An op that is about to wait for a free slot holds slots whose requests may end
+ * in unsignaled ones with nothing signaled after them (their completion would only come with
+ * later posts, and the op waits for exactly those slots); an op that stops posting early (a wait
+ * timed out, interruption, a refused post) leaves such requests behind for good. Either asks for a
+ * cover: a zero-length signaled RDMA_WRITE (the verbs contract checks no key for it) that retires
+ * them — posted only if the queue pair's newest request is unsignaled. A cover needs a credit;
+ * when none is free, the wish is remembered and the next completion or credit returned on this
+ * queue pair posts it. Waits for a credit need no cover: at most {@code every − 1} of the queue's
+ * {@code depth ≥ 2·every} entries are uncovered, the rest complete and return credits. Covers
+ * happen only when the io slot pool runs dry or an op stops early.
  *
  * <p>Threading: {@link #post}, {@link #cover} and {@link #releaseCredit} from any thread;
  * {@link #retire} from the dispatch thread only (it owns the scratch arrays).
@@ -58,9 +64,13 @@ final class IoSendQueue {
     final int[] retiredSlot;
     final int[] retiredSub;
 
-    /** Requests posted (covers included), requests posted signaled, and covers. */
+    /** Requests posted (covers included). */
     final LongAdder posted = new LongAdder();
-    final LongAdder signaled = new LongAdder();
+    /** Signaled requests by reason: every Nth, an op's last on this queue pair, a slot's last with the pool dry. */
+    final LongAdder periodicSignals = new LongAdder();
+    final LongAdder lastOfOpSignals = new LongAdder();
+    final LongAdder dryPoolSignals = new LongAdder();
+    /** Covers posted (each also counted in {@link #posted}, none in the signal counts). */
     final LongAdder covers = new LongAdder();
 
     IoSendQueue(int index, QueuePair qp, Semaphore credits, int depth, int signalEvery, BooleanSupplier closing) {
@@ -95,6 +105,18 @@ final class IoSendQueue {
         return last;
     }
 
+    /** For each request, the index of the op's next request on the same queue pair ({@code count}: none). */
+    static int[] nextIndexOnSameQp(int[] qpOfRequest, int count, int qps) {
+        int[] next = new int[count];
+        int[] seen = new int[qps];
+        java.util.Arrays.fill(seen, count);
+        for (int r = count - 1; r >= 0; r--) {
+            next[r] = seen[qpOfRequest[r]];
+            seen[qpOfRequest[r]] = r;
+        }
+        return next;
+    }
+
     int every() {
         return every;
     }
@@ -105,12 +127,21 @@ final class IoSendQueue {
      * keeps the credit.
      *
      * @param lastOfOp whether no further request of the op will be posted on this queue pair
+     * @param dryPool  whether it is its slot's last request here and no io slot is free
      */
-    void post(WorkRequest wr, int slot, int sub, boolean lastOfOp) {
+    void post(WorkRequest wr, int slot, int sub, boolean lastOfOp, boolean dryPool) {
         synchronized (this) {
-            boolean signal = lastOfOp || sinceSignal + 1 >= every;
+            boolean periodic = sinceSignal + 1 >= every;
+            boolean signal = lastOfOp || dryPool || periodic;
             wr.signaled(signal);
             append(wr, slot, sub, signal);
+            if (lastOfOp) {
+                lastOfOpSignals.increment();
+            } else if (dryPool) {
+                dryPoolSignals.increment();
+            } else if (periodic) {
+                periodicSignals.increment();
+            }
         }
     }
 
@@ -125,7 +156,6 @@ final class IoSendQueue {
         tail++;
         posted.increment();
         if (signal) {
-            signaled.increment();
             sinceSignal = 0;
             coverWanted = false;
         } else {
