@@ -31,7 +31,7 @@ import java.util.function.Function;
  * @param pollTimeout        the dispatch thread's bounded wait on the completion queue
  *                           (default 100 ms; it wakes at once on a completion)
  * @param qpTemplate         queue pair attributes (MTU, timers, retries); the endpoint sets the
- *                           depths and signals every request (default {@link QpConfig#defaults()})
+ *                           depths and the signaling (default {@link QpConfig#defaults()})
  * @param completionExecutor runs the completion of {@link TransferFuture#toCompletableFuture()}
  *                           views, so their dependent stages never run on the dispatch thread;
  *                           null (default) starts a virtual thread per completed view

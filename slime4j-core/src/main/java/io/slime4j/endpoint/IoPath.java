@@ -9,8 +9,9 @@ import java.util.List;
 /**
  * One-sided operations: read, write and write-with-imm of a batch. The caller's thread plans the
  * batch, leases io slots one after another (back-pressure: it waits, bounded, for a free slot and
- * for send-queue credit of each queue pair) and posts; the dispatch thread counts completions per
- * slot and releases each slot after its last one. The op completes when its last slot has been
+ * for send-queue credit of each queue pair) and posts through each queue pair's
+ * {@link IoSendQueue}, which signals only some requests; the dispatch thread retires every request
+ * a completion covers, counts them per slot and releases each slot after its last one. The op completes when its last slot has been
  * released and the caller has finished posting.
  *
  * <p>Write-with-imm: when every request went to one queue pair, the last request carries the

@@ -23,7 +23,8 @@ import java.util.concurrent.Semaphore;
  * every request that can be outstanding at once; the meta and data send queues hold one request
  * per message slot (plus {@link EndpointConfig#CREDIT_RESERVE} credit messages); the io send queues
  * are guarded by {@link #sqCredits}, one permit per send-queue entry, taken before posting and given
- * back when the completion has been polled (which is what retires the entry).
+ * back when a completion covering the entry has been polled (which is what retires it). The io
+ * queue pairs signal selectively ({@link IoSendQueue}); meta and data signal every request.
  */
 final class Transport {
     /**
