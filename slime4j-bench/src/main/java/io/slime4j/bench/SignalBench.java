@@ -105,11 +105,15 @@ public final class SignalBench {
                 }
             }
         }
-        System.out.printf("%-12s %18s %14s %22s%n", "signalEvery", "writes/s", "vs every 1", "completions/request");
+        System.out.printf("%-12s %14s %26s %12s %22s%n", "signalEvery", "writes/s", "range over rounds",
+                "vs first", "completions/request");
         double base = median(rates[0]);
         for (int i = 0; i < every.length; i++) {
             double m = median(rates[i]);
-            System.out.printf("%-12d %,18.0f %14.2f %22.3f%n", every[i], m, m / base, median(perRequest[i]));
+            double[] sorted = rates[i].clone();
+            Arrays.sort(sorted);
+            System.out.printf("%-12d %,14.0f %,12.0f..%,-13.0f %12.2f %22.3f%n", every[i], m, sorted[0],
+                    sorted[sorted.length - 1], m / base, median(perRequest[i]));
         }
     }
 

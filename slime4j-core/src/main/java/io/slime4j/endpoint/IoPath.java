@@ -11,8 +11,8 @@ import java.util.List;
  * batch, leases io slots one after another (back-pressure: it waits, bounded, for a free slot and
  * for send-queue credit of each queue pair) and posts through each queue pair's
  * {@link IoSendQueue}, which signals only some requests; the dispatch thread retires every request
- * a completion covers, counts them per slot and releases each slot after its last one. The op completes when its last slot has been
- * released and the caller has finished posting.
+ * a completion covers, counts them per slot and releases each slot after its last one. The op
+ * completes when its last slot has been released and the caller has finished posting.
  *
  * <p>Write-with-imm: when every request went to one queue pair, the last request carries the
  * immediate (RC order delivers it after the data). Otherwise an {@link ImmFence} posts a separate
