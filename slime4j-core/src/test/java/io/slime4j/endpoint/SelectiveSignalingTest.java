@@ -32,7 +32,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * slot, the request split size, caller threads and their outstanding windows, and a random mix of
  * reads, writes and writes-with-imm of random sizes; the in-process wire is clean or drops,
  * duplicates and reorders packets, or (failure trials) stops delivering at a random moment, which
- * drives the queue pairs to error. Every trial proves:
+ * drives the queue pairs to error, or one io queue pair is moved to ERR mid-run and flushes what
+ * it holds, unsignaled requests included. Every trial proves:
  *
  * <ul>
  *   <li>every op completes exactly once, within a bound (the tracker's completed count equals the
@@ -57,7 +58,13 @@ class SelectiveSignalingTest {
     private static final int[] SLOTS = {1, 2, 4, 64};
     private static final int[] SPLIT = {64, 700, 4096, 1 << 20};
 
-    enum Mode { CLEAN, LOSSY, QP_ERROR }
+    /**
+     * CLEAN and LOSSY wires; QP_ERROR: the wire stops delivering at a random moment, the queue pairs
+     * fail (RETRY_EXC_ERR) and so does the endpoint; QP_FLUSH: one io queue pair is moved to ERR at
+     * a random moment, so everything outstanding on it — unsignaled requests included — and
+     * everything posted to it later is flushed, while the endpoint and its other queue pairs go on.
+     */
+    enum Mode { CLEAN, LOSSY, QP_ERROR, QP_FLUSH }
 
     static LongStream cleanSeeds() {
         return seeds(1000, 10);
@@ -69,6 +76,10 @@ class SelectiveSignalingTest {
 
     static LongStream errorSeeds() {
         return seeds(3000, 4);
+    }
+
+    static LongStream flushSeeds() {
+        return seeds(4000, 4);
     }
 
     private static LongStream seeds(long base, int n) {
@@ -96,6 +107,12 @@ class SelectiveSignalingTest {
     @MethodSource("errorSeeds")
     void randomMixesWhoseQueuePairsFailStillCompleteEveryOpExactlyOnce(long seed) throws Exception {
         trial(seed, Mode.QP_ERROR);
+    }
+
+    @ParameterizedTest(name = "seed {0}")
+    @MethodSource("flushSeeds")
+    void randomMixesWithAQueuePairFlushedMidwayCompleteEveryOpExactlyOnce(long seed) throws Exception {
+        trial(seed, Mode.QP_FLUSH);
     }
 
     @Test
@@ -218,7 +235,10 @@ class SelectiveSignalingTest {
             AtomicLong immDelivered = new AtomicLong();
             AtomicLong started = new AtomicLong();
             AtomicInteger refusedAtCall = new AtomicInteger();
-            long failAfter = mode == Mode.QP_ERROR ? r.nextInt(threads * opsPerThread / 2 + 1) : Long.MAX_VALUE;
+            AtomicInteger flushFailures = new AtomicInteger();
+            boolean failing = mode == Mode.QP_ERROR || mode == Mode.QP_FLUSH;
+            long failAfter = failing ? r.nextInt(threads * opsPerThread / 2 + 1) : Long.MAX_VALUE;
+            QueuePair flushed = p.a.transport().io[r.nextInt(qps)];
             long[] threadSeeds = new long[threads];
             for (int t = 0; t < threads; t++) {
                 threadSeeds[t] = r.nextLong();
@@ -234,11 +254,15 @@ class SelectiveSignalingTest {
                     for (int i = 0; i < opsPerThread; i++) {
                         int w = i % window;
                         if (pending[w] != null) {
-                            check(p, pending[w], ops[w], mode, immDelivered);
+                            check(p, pending[w], ops[w], mode, immDelivered, flushFailures);
                             pending[w] = null;
                         }
                         if (started.get() >= failAfter) {
-                            p.wire.setFaults(FaultConfig.builder().dropRate(1.0).build()); // the peer is gone
+                            if (mode == Mode.QP_ERROR) {
+                                p.wire.setFaults(FaultConfig.builder().dropRate(1.0).build()); // the peer is gone
+                            } else {
+                                flushed.modifyToError();
+                            }
                         }
                         long area = ((long) thread * window + w) * AREA;
                         Op op = randomOp(tr, area, split, qps);
@@ -270,7 +294,7 @@ class SelectiveSignalingTest {
                     }
                     for (int w = 0; w < window; w++) {
                         if (pending[w] != null) {
-                            check(p, pending[w], ops[w], mode, immDelivered);
+                            check(p, pending[w], ops[w], mode, immDelivered, flushFailures);
                         }
                     }
                     return null;
@@ -289,6 +313,14 @@ class SelectiveSignalingTest {
             if (mode == Mode.QP_ERROR) {
                 System.out.printf("  %d ops started, %d refused at the call after the failure%n", started.get(),
                         refusedAtCall.get());
+                assertThat(flushed.state()).as("state of the io queue pairs after the wire went dead")
+                        .isEqualTo(io.slime4j.verbs.QpState.ERR);
+                return;
+            }
+            if (mode == Mode.QP_FLUSH) {
+                System.out.printf("  %d ops started, %d failed by the flush%n", started.get(), flushFailures.get());
+                assertThat(flushed.state()).as("state of the flushed queue pair").isEqualTo(io.slime4j.verbs.QpState.ERR);
+                assertThat(refusedAtCall.get()).as("calls refused: a flush is no failure of the endpoint").isZero();
                 return;
             }
             for (long k = 0; k < immDelivered.get(); k++) {
@@ -358,11 +390,17 @@ class SelectiveSignalingTest {
         }
     }
 
-    private static void check(EndpointPair p, TransferFuture f, Op op, Mode mode, AtomicLong immDelivered)
-            throws InterruptedException {
+    private static void check(EndpointPair p, TransferFuture f, Op op, Mode mode, AtomicLong immDelivered,
+                              AtomicInteger flushFailures) throws InterruptedException {
         TransferStatus s = settle(f);
         assertThat(String.valueOf(f.failureMessage())).as("failure message of %s", f).doesNotContainIgnoringCase("full");
         if (mode == Mode.QP_ERROR && s == TransferStatus.FAILED) {
+            return;
+        }
+        if (mode == Mode.QP_FLUSH && s == TransferStatus.FAILED) {
+            assertThat(f.wcStatus()).as("status of %s (%s)", f, f.failureMessage())
+                    .isEqualTo(io.slime4j.verbs.WcStatus.WR_FLUSH_ERR);
+            flushFailures.incrementAndGet();
             return;
         }
         assertThat(s).as("status of %s (%s)", f, f.failureMessage()).isEqualTo(TransferStatus.SUCCESS);
