@@ -33,7 +33,7 @@ import org.slf4j.LoggerFactory;
  * @param pollTimeout        the dispatch thread's bounded wait on the completion queue
  *                           (default 100 ms; it wakes at once on a completion)
  * @param qpTemplate         queue pair attributes (MTU, timers, retries); the endpoint sets the
- *                           depths and signals every request (default {@link QpConfig#defaults()})
+ *                           depths and the signaling (default {@link QpConfig#defaults()})
  * @param completionExecutor runs the completion of {@link TransferFuture#toCompletableFuture()}
  *                           views, so their dependent stages never run on the dispatch thread;
  *                           null (default) starts a virtual thread per completed view
@@ -42,6 +42,12 @@ import org.slf4j.LoggerFactory;
  *                           {@code striped} for several. By name: {@link Builder#selector(String)}
  * @param stripeMinBytes     the smallest stripe of the {@code striped} selector, 1..2^31-1
  *                           (default 256 KiB): units shorter than twice this stay on one lane
+ * @param signalEvery        selective signaling of the io queue pairs, 1..65536 (default
+ *                           {@value #DEFAULT_SIGNAL_EVERY}): every this many requests on a queue
+ *                           pair one is signaled, and always the last request of an op on each
+ *                           queue pair it used; 1 signals every request. Capped at half of
+ *                           {@code sendQueueDepth} (at least 1), so the send queue can never fill
+ *                           with unsignaled requests
  *
  * <p>Values from system properties and environment variables are clamped into their range, with a
  * warning in the log; values given in code must be in range or the build throws.
@@ -50,7 +56,12 @@ public record EndpointConfig(String name, int qps, int ioSlots, int requestsPerS
                              int messageSlots, int immWindow, int sendQueueDepth, Duration slotTimeout,
                              Duration pollTimeout, QpConfig qpTemplate, Executor completionExecutor,
                              // routing (issue 5)
-                             QpSelector.Factory selector, int stripeMinBytes) {
+                             QpSelector.Factory selector, int stripeMinBytes,
+                             // selective signaling (issue 6)
+                             int signalEvery) {
+
+    /** Default of {@link #signalEvery()}, chosen by measurement (docs/PERFORMANCE.md, "Selective signaling"). */
+    public static final int DEFAULT_SIGNAL_EVERY = 16;
 
     /** Meta-queue-pair entries kept for credit messages beyond {@link #messageSlots()}. */
     static final int CREDIT_RESERVE = 8;
@@ -69,6 +80,7 @@ public record EndpointConfig(String name, int qps, int ioSlots, int requestsPerS
         range("immWindow", immWindow, 1, QpConfig.MAX_DEPTH - Transport.RQ_SLACK);
         range("sendQueueDepth", sendQueueDepth, 1, QpConfig.MAX_DEPTH);
         positive("slotTimeout", slotTimeout);
+        range("signalEvery", signalEvery, 1, QpConfig.MAX_DEPTH);
         positive("pollTimeout", pollTimeout);
         if (pollTimeout.toMillis() > 10_000) {
             throw new IllegalArgumentException("pollTimeout must be at most 10 s, was " + pollTimeout);
@@ -124,7 +136,8 @@ public record EndpointConfig(String name, int qps, int ioSlots, int requestsPerS
                 .maxRequestBytes(maxRequestBytes).messageSlots(messageSlots).immWindow(immWindow)
                 .sendQueueDepth(sendQueueDepth).slotTimeout(slotTimeout).pollTimeout(pollTimeout)
                 .qpTemplate(qpTemplate).completionExecutor(completionExecutor)
-                .selector(selector).stripeMinBytes(stripeMinBytes);
+                .selector(selector).stripeMinBytes(stripeMinBytes)
+                .signalEvery(signalEvery);
     }
 
     /** Builds an {@link EndpointConfig}; defaults in the field initialisers. */
@@ -144,6 +157,7 @@ public record EndpointConfig(String name, int qps, int ioSlots, int requestsPerS
         // routing (issue 5)
         private QpSelector.Factory selector;
         private int stripeMinBytes = 256 << 10;
+        private int signalEvery = DEFAULT_SIGNAL_EVERY;
 
         /** Sets {@link EndpointConfig#name()}. */
         public Builder name(String v) { name = v; return this; }
@@ -169,6 +183,8 @@ public record EndpointConfig(String name, int qps, int ioSlots, int requestsPerS
         public Builder qpTemplate(QpConfig v) { qpTemplate = v; return this; }
         /** Sets {@link EndpointConfig#completionExecutor()}. */
         public Builder completionExecutor(Executor v) { completionExecutor = v; return this; }
+        /** Sets {@link EndpointConfig#signalEvery()}. */
+        public Builder signalEvery(int v) { signalEvery = v; return this; }
 
         // routing (issue 5)
         /** Sets {@link EndpointConfig#selector()}: a custom selector's factory, or null for the default. */
@@ -209,6 +225,9 @@ public record EndpointConfig(String name, int qps, int ioSlots, int requestsPerS
             if ((v = get.apply("stripeMinBytes")) != null) {
                 stripeMinBytes = clamp("stripeMinBytes", parse("stripeMinBytes", v), 1, Integer.MAX_VALUE);
             }
+            if ((v = get.apply("signalEvery")) != null) {
+                signalEvery = clamp("signalEvery", parse("signalEvery", v), 1, QpConfig.MAX_DEPTH);
+            }
             return this;
         }
 
@@ -234,7 +253,8 @@ public record EndpointConfig(String name, int qps, int ioSlots, int requestsPerS
         public EndpointConfig build() {
             return new EndpointConfig(name, qps, ioSlots, requestsPerSlot, maxRequestBytes, messageSlots, immWindow,
                     sendQueueDepth, slotTimeout, pollTimeout, qpTemplate, completionExecutor,
-                    selector, stripeMinBytes);
+                    selector, stripeMinBytes,
+                    signalEvery);
         }
     }
 }

@@ -9,9 +9,10 @@ import java.util.List;
 /**
  * One-sided operations: read, write and write-with-imm of a batch. The caller's thread plans the
  * batch, leases io slots one after another (back-pressure: it waits, bounded, for a free slot and
- * for send-queue credit of each queue pair) and posts; the dispatch thread counts completions per
- * slot and releases each slot after its last one. The op completes when its last slot has been
- * released and the caller has finished posting.
+ * for send-queue credit of each queue pair) and posts through each queue pair's
+ * {@link IoSendQueue}, which signals only some requests; the dispatch thread retires every request
+ * a completion covers, counts them per slot and releases each slot after its last one. The op
+ * completes when its last slot has been released and the caller has finished posting.
  *
  * <p>Write-with-imm: when every request went to one queue pair, the last request carries the
  * immediate (RC order delivers it after the data). Otherwise an {@link ImmFence} posts a separate
@@ -21,11 +22,21 @@ final class IoPath {
     private final EndpointCore core;
     private final SlotPool pool;
     private final ImmRecvPath imm;
+    private final IoSendQueue[] sendQueues;
 
     IoPath(EndpointCore core, ImmRecvPath imm) {
         this.core = core;
         this.imm = imm;
         this.pool = new SlotPool(core.name + " io", core.config.ioSlots(), core.config.requestsPerSlot(), 0);
+        this.sendQueues = new IoSendQueue[core.config.qps()];
+        for (int q = 0; q < sendQueues.length; q++) {
+            sendQueues[q] = new IoSendQueue(q, core.transport.io[q], core.transport.sqCredits[q],
+                    core.config.sendQueueDepth(), core.config.signalEvery(), core::isClosing);
+        }
+    }
+
+    IoSendQueue[] sendQueues() {
+        return sendQueues;
     }
 
     SlotPool pool() {
@@ -40,6 +51,8 @@ final class IoPath {
             imm.acquirePeerCredit();
         }
         OpState op = core.tracker.newOp(kind, plan.totalBytes);
+        int[] lastOnQp = IoSendQueue.lastIndexPerQp(plan.qp, plan.count, sendQueues.length);
+        int[] nextOnQp = IoSendQueue.nextIndexOnSameQp(plan.qp, plan.count, sendQueues.length);
         boolean deferred = withImm && !plan.singleQp;
         ImmFence fence = deferred ? new ImmFence(plan.count, immediate, plan.immQp, plan.immAddress, plan.immKey) : null;
         op.fence = fence;
@@ -54,7 +67,11 @@ final class IoPath {
         WorkRequest wr = new WorkRequest();
         try {
             while (next < total && failure == null) {
-                Slot slot = pool.acquire(core.slotTimeoutNanos);
+                Slot slot = pool.acquire(0);
+                if (slot == null) { // about to wait: slots this op holds must not wait on unsignaled tails
+                    coverQps(lastOnQp);
+                    slot = pool.acquire(core.slotTimeoutNanos);
+                }
                 if (slot == null) {
                     failure = "no free io slot (" + pool.capacity() + " in the pool)";
                     refusal = core.busy(failure + " for " + kind + " op " + op.seq);
@@ -93,9 +110,10 @@ final class IoPath {
                     slot.subLength[done] = plan.length[r];
                     slot.subRequest[done] = r;
                     try {
-                        core.transport.io[q].postSend(wr);
+                        sendQueues[q].post(wr, slot.index, done, r == lastOnQp[q],
+                                nextOnQp[r] >= next + inSlot && pool.free() == 0);
                     } catch (RuntimeException e) {
-                        core.transport.sqCredits[q].release();
+                        sendQueues[q].releaseCredit();
                         failure = "posting to io QP " + q + " failed: " + e.getMessage();
                         refusal = e;
                         break;
@@ -117,6 +135,7 @@ final class IoPath {
         if (failure != null) {
             op.fail(WcStatus.GENERAL_ERR, core.name + ": " + kind + " op " + op.seq + " stopped after posting "
                     + dataPosted + " of " + plan.count + " requests: " + failure);
+            coverQps(lastOnQp); // what it posted unsignaled must still be retired
         }
         if (withImm && !deferred && !immPosted) {
             imm.returnPeerCredit();
@@ -143,6 +162,15 @@ final class IoPath {
         return op.future();
     }
 
+    /** Covers the unsignaled tail of every queue pair the op uses (see {@link IoSendQueue#cover}). */
+    private void coverQps(int[] lastOnQp) {
+        for (int q = 0; q < sendQueues.length; q++) {
+            if (lastOnQp[q] >= 0) {
+                sendQueues[q].cover();
+            }
+        }
+    }
+
     /** Every data request of a deferred write-with-imm completed: post its immediate, or give back its reservations. */
     private void fire(OpState op, ImmFence f) {
         if (f.slot < 0) {
@@ -152,7 +180,7 @@ final class IoPath {
         Slot slot = pool.slot(f.slot);
         if (op.hasFailed() || op.isDone() || !f.sqCreditHeld) {
             if (f.sqCreditHeld) {
-                core.transport.sqCredits[f.qp].release();
+                sendQueues[f.qp].releaseCredit();
             }
             imm.returnPeerCredit();
             core.releaser.countDown(pool, slot, 1);
@@ -183,30 +211,49 @@ final class IoPath {
                 .opcode(Opcode.RDMA_WRITE_WITH_IMM).immediate(f.immediate)
                 .remote(f.remoteAddress, q == f.qp ? f.remoteKey : op.plan.immKey(q));
         try {
-            core.transport.io[q].postSend(wr);
+            sendQueues[q].post(wr, slot.index, f.sub, true, false);
         } catch (RuntimeException e) {
-            core.transport.sqCredits[q].release();
+            sendQueues[q].releaseCredit();
             op.fail(WcStatus.GENERAL_ERR, core.name + ": posting the immediate of op " + op.seq + " failed: " + e.getMessage());
             core.releaser.countDown(pool, slot, 1);
         }
     }
 
-    /** Dispatch thread: a completion of an io request. */
+    /**
+     * Dispatch thread: a completion of an io request. It retires its own request and every older
+     * unsignaled one on its queue pair ({@link IoSendQueue#retire}); each is counted on its slot.
+     */
     void onCompletion(WorkCompletion wc) {
+        long id = wc.wrId();
+        int q = WrIds.qp(id);
+        IoSendQueue sq = sendQueues[q];
+        int n = sq.retire(WrIds.slot(id), WrIds.sub(id));
+        if (n == 0) {
+            core.protocolError("completion of an io request that is not outstanding: " + WrIds.toString(id) + " " + wc);
+            return;
+        }
+        for (int k = 0; k < n - 1; k++) { // older unsignaled requests: they succeeded (RC completes in order)
+            if (sq.retiredSlot[k] != IoSendQueue.COVER_SLOT) {
+                settle(q, pool.slot(sq.retiredSlot[k]), sq.retiredSub[k], id, null);
+            }
+        }
+        if (WrIds.slot(id) == IoSendQueue.COVER_SLOT) {
+            return;
+        }
         if (!wc.isSuccess() && reissue(wc)) {
             return; // failover: the request runs again on a live lane; its completion comes from there
         }
-        long id = wc.wrId();
-        int q = WrIds.qp(id);
-        Slot slot = pool.slot(WrIds.slot(id));
-        int sub = WrIds.sub(id);
-        core.transport.sqCredits[q].release();
+        settle(q, pool.slot(WrIds.slot(id)), WrIds.sub(id), id, wc);
+    }
+
+    /** One retired request: {@code wc} is its own completion, or null when a later one retired it. */
+    private void settle(int q, Slot slot, int sub, long id, WorkCompletion wc) {
         OpState op = slot.tenant();
         if (op != null) {
-            if (!WrIds.tagMatches(id, op.seq)) {
+            if (wc != null && !WrIds.tagMatches(id, op.seq)) {
                 core.aliased(id, op);
             }
-            if (!wc.isSuccess()) {
+            if (wc != null && !wc.isSuccess()) {
                 op.fail(wc.status(), core.name + ": " + op.kind + " op " + op.seq + ": request of " + slot.subLength[sub]
                         + " bytes on io QP " + q + " completed with " + wc.status());
             }
@@ -255,13 +302,12 @@ final class IoPath {
                 .sge(plan.localAddress[r], plan.length[r], plan.localKeyOn(r, lane))
                 .remote(plan.remoteAddress[r], plan.remoteKeyOn(r, lane));
         try {
-            core.transport.io[lane].postSend(wr);
+            sendQueues[lane].post(wr, slot.index, sub, true, false); // signaled: no later request need cover it
         } catch (RuntimeException e) {
-            core.transport.sqCredits[lane].release();
+            sendQueues[lane].releaseCredit();
             return false;
         }
         slot.subQp[sub] = lane;
-        core.transport.sqCredits[q].release(); // the failed entry has retired
         core.stats.reissued.increment();
         return true;
     }

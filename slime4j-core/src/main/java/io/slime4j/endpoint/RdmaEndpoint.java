@@ -412,4 +412,8 @@ public final class RdmaEndpoint implements AutoCloseable {
     int queuedImmediates() {
         return imm.queued();
     }
+
+    IoSendQueue[] ioSendQueues() {
+        return io.sendQueues();
+    }
 }

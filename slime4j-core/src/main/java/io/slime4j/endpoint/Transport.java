@@ -25,7 +25,8 @@ import java.util.function.IntSupplier;
  * every request that can be outstanding at once; the meta and data send queues hold one request
  * per message slot (plus {@link EndpointConfig#CREDIT_RESERVE} credit messages); the io send queues
  * are guarded by {@link #sqCredits}, one permit per send-queue entry, taken before posting and given
- * back when the completion has been polled (which is what retires the entry).
+ * back when a completion covering the entry has been polled (which is what retires it). The io
+ * queue pairs signal selectively ({@link IoSendQueue}); meta and data signal every request.
  */
 final class Transport {
     /**
@@ -85,6 +86,7 @@ final class Transport {
             }
             QpConfig.Builder base = c.qpTemplate().toBuilder().signalAll(true);
             QpConfig ioConfig = base.sendQueueDepth(c.sendQueueDepth()).recvQueueDepth(c.immWindow() + RQ_SLACK).build();
+            ioConfig = ioConfig.toBuilder().signalAll(false).build(); // IoSendQueue signals selectively
             io = new QueuePair[c.qps()];
             sqCredits = new Semaphore[c.qps()];
             for (int i = 0; i < io.length; i++) {

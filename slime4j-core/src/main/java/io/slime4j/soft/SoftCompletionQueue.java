@@ -106,8 +106,8 @@ final class SoftCompletionQueue implements CompletionQueue {
         hasImmediate[i] = withImm;
         qp[i] = owner;
         ssn[i] = sendSsn;
+        owner.countersSet().increment(Counter.COMPLETIONS_GENERATED); // before it can be polled
         TAIL.setVolatile(this, t + 1); // volatile, then read waiters: a Dekker pair with await()
-        owner.countersSet().increment(Counter.COMPLETIONS_GENERATED);
         if (waiters > 0) {
             wakeWaiters();
         }

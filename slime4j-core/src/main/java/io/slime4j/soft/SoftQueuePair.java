@@ -228,6 +228,7 @@ final class SoftQueuePair implements QueuePair {
             recvWqe(posted).load(wr);
             rqPosted = posted + 1;
         }
+        counters.increment(Counter.RECV_WR_POSTED);
         device.wakeup();
     }
 

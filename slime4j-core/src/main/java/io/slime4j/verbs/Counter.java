@@ -3,6 +3,14 @@ package io.slime4j.verbs;
 /**
  * Transport counters, kept per device and per queue pair, each with a stable id and a label (the
  * ids never change meaning, so external tools may rely on them).
+ *
+ * <p>The work-request counters are exact per queue pair: {@link #WR_POSTED} counts every accepted
+ * {@link QueuePair#postSend} (a refused post counts nothing), {@link #RECV_WR_POSTED} every accepted
+ * {@link QueuePair#postRecv}; {@link #COMPLETIONS_GENERATED} counts each completion entered into a
+ * completion queue on the queue pair's behalf (with selective signaling: signaled successes, every
+ * failure and every flush; a completion lost to an overflowing queue is not counted) and
+ * {@link #COMPLETIONS_POLLED} each one handed to a poller. Generated is counted before the
+ * completion becomes visible, so a reader never sees more polled than generated.
  */
 public enum Counter {
     PACKETS_SENT(0, "Packets sent"),
@@ -25,11 +33,12 @@ public enum Counter {
     RNR_NAKS_RECEIVED(17, "RNR NAKs received"),
     NAKS_SENT(18, "Error NAKs sent"),
     NAKS_RECEIVED(19, "Error NAKs received"),
-    WR_POSTED(20, "Work requests posted"),
-    COMPLETIONS_GENERATED(21, "Completions generated"),
-    COMPLETIONS_POLLED(22, "Completions polled"),
+    WR_POSTED(20, "Send work requests posted (receives: RECV_WR_POSTED)"),
+    COMPLETIONS_GENERATED(21, "Completions generated (send and receive side)"),
+    COMPLETIONS_POLLED(22, "Completions polled (send and receive side)"),
     SEND_DROPS(23, "Packets the wire could not send (buffer full)"),
-    AGENT_ERRORS(24, "Exceptions caught by the progress agent");
+    AGENT_ERRORS(24, "Exceptions caught by the progress agent"),
+    RECV_WR_POSTED(25, "Receive work requests posted");
 
     private final int id;
     private final String label;

@@ -854,6 +854,98 @@ public abstract class VerbsConformanceTest {
         Patterns.assertComplement(dst.segment(), 0, 4 * KIB, seed, "target of the failed write");
     }
 
+    @Test
+    @Timeout(30)
+    public void workRequestAndCompletionCountersAreExactAndPerQueuePair() {
+        QpConfig config = qpConfig().signalAll(false).build();
+        VerbsDevice da = device();
+        VerbsDevice db = device();
+        ProtectionDomain pa = domain(da);
+        ProtectionDomain pb = domain(db);
+        QpPair one = QpPair.connect(side(da, pa, config), side(db, pb, config));
+        QpPair two = QpPair.connect(side(da, pa, config), side(db, pb, config));
+        MemoryRegion src = one.a.region(32 * KIB);
+        MemoryRegion aRcv = one.a.region(4 * KIB);
+        RemoteRegion remote = RemoteRegion.of(one.b.region(32 * KIB));
+        int writes = 20;
+        int every = 5;
+        for (int j = 0; j < 3; j++) {
+            one.a.postRecv(recv(100 + j, aRcv, j * KIB, KIB));
+        }
+        for (int i = 0; i < writes; i++) {
+            one.a.post(write(i, src, i * KIB, KIB, remote, i * KIB).signaled(i % every == every - 1));
+        }
+        for (int i = 0; i < 7; i++) {
+            two.a.post(write(1000 + i, src, i * KIB, KIB, remote, i * KIB)); // signaled
+        }
+        List<WorkCompletion> first = one.a.sendCompletions(writes / every);
+        for (int k = 0; k < first.size(); k++) {
+            assertCompletion(first.get(k), (long) k * every + every - 1, SUCCESS, WcOpcode.RDMA_WRITE);
+        }
+        two.a.sendCompletions(7);
+        Completions.assertNone(one.a.sendCq, Duration.ofMillis(50), "completions of unsignaled writes");
+
+        assertThat(one.a.qpCounter(Counter.WR_POSTED)).as("send requests posted on QP one").isEqualTo(writes);
+        assertThat(one.a.qpCounter(Counter.RECV_WR_POSTED)).as("receives posted on QP one").isEqualTo(3);
+        assertThat(one.a.qpCounter(Counter.COMPLETIONS_GENERATED)).as("completions generated on QP one")
+                .isEqualTo(writes / every);
+        assertThat(one.a.qpCounter(Counter.COMPLETIONS_POLLED)).as("completions polled on QP one")
+                .isEqualTo(writes / every);
+        assertThat(two.a.qpCounter(Counter.WR_POSTED)).as("send requests posted on QP two").isEqualTo(7);
+        assertThat(two.a.qpCounter(Counter.RECV_WR_POSTED)).as("receives posted on QP two").isZero();
+        assertThat(two.a.qpCounter(Counter.COMPLETIONS_GENERATED)).as("completions generated on QP two").isEqualTo(7);
+        assertThat(two.a.qpCounter(Counter.COMPLETIONS_POLLED)).as("completions polled on QP two").isEqualTo(7);
+        assertThat(da.counters().get(Counter.WR_POSTED)).as("device total of send requests posted")
+                .isEqualTo(writes + 7);
+        assertThat(da.counters().get(Counter.COMPLETIONS_GENERATED)).as("device total of completions generated")
+                .isEqualTo(writes / every + 7);
+        assertThat(one.b.qpCounter(Counter.WR_POSTED)).as("send requests posted by the passive side").isZero();
+        assertThat(one.b.qpCounter(Counter.COMPLETIONS_GENERATED)).as("completions at the passive side").isZero();
+    }
+
+    @Test
+    @Timeout(30)
+    public void failedAndFlushedUnsignaledRequestsCompleteExactlyOnceRetireTheQueueAndAreCounted() {
+        int depth = 8;
+        QpPair p = pair(qpConfig().signalAll(false).sendQueueDepth(depth).build());
+        MemoryRegion src = p.a.region(16 * KIB);
+        MemoryRegion aRcv = p.a.region(4 * KIB);
+        MemoryRegion dst = p.b.region(16 * KIB);
+        RemoteRegion remote = RemoteRegion.of(dst);
+        RemoteRegion badKey = new RemoteRegion(dst.address(), dst.length(), ~dst.remoteKey());
+        p.a.postRecv(recv(50, aRcv, 0, KIB), recv(51, aRcv, KIB, KIB));
+        for (int i = 0; i < depth; i++) { // a full send queue, none signaled; the fourth fails
+            p.a.post(write(i, src, i * KIB, KIB, i == 3 ? badKey : remote, i * KIB).signaled(false));
+        }
+        assertThatThrownBy(() -> p.a.qp.postSend(write(99, src, 0, KIB, remote, 0).signaled(false)))
+                .as("a post beyond a send queue full of unretired requests").isInstanceOf(QueueFullException.class);
+
+        List<WorkCompletion> sent = p.a.sendCompletions(depth - 3);
+        assertCompletion(sent.getFirst(), 3, REM_ACCESS_ERR, WcOpcode.RDMA_WRITE);
+        for (int i = 4; i < depth; i++) {
+            assertCompletion(sent.get(i - 3), i, WR_FLUSH_ERR, WcOpcode.RDMA_WRITE);
+        }
+        List<WorkCompletion> received = p.a.recvCompletions(2);
+        assertThat(received).extracting(WorkCompletion::status).containsOnly(WR_FLUSH_ERR);
+        Completions.awaitState(p.a.qp, QpState.ERR);
+
+        // Polling the failure and the flushes retired every entry, the three successful unsignaled
+        // writes before them included: the queue takes depth requests again, each flushed once.
+        for (int i = 0; i < depth; i++) {
+            p.a.post(write(200 + i, src, i * KIB, KIB, remote, i * KIB).signaled(false));
+        }
+        List<WorkCompletion> flushed = p.a.sendCompletions(depth);
+        for (int i = 0; i < depth; i++) {
+            assertCompletion(flushed.get(i), 200 + i, WR_FLUSH_ERR, WcOpcode.RDMA_WRITE);
+        }
+        Completions.assertNone(p.a.sendCq, Duration.ofMillis(50), "completions after each request completed once");
+        assertThat(p.a.qpCounter(Counter.WR_POSTED)).as("send requests posted (the refused one not)")
+                .isEqualTo(2L * depth);
+        long generated = (depth - 3) + 2 + depth;
+        assertThat(p.a.qpCounter(Counter.COMPLETIONS_GENERATED)).as("completions generated").isEqualTo(generated);
+        assertThat(p.a.qpCounter(Counter.COMPLETIONS_POLLED)).as("completions polled").isEqualTo(generated);
+    }
+
     // -------------------------------------------------------------------------------- 8. reads
 
     @Test

@@ -59,4 +59,26 @@ class EndpointConfigTest {
         assertThatThrownBy(() -> EndpointConfig.builder().apply(k -> k.endsWith("qps") ? "four" : null, Map.of()))
                 .hasMessageContaining("qps must be an integer");
     }
+
+    @Test
+    void signalEveryIsConfigurableByCodePropertyAndEnvironmentAndCappedAtHalfTheSendQueue() {
+        assertThat(EndpointConfig.defaults().signalEvery()).isEqualTo(EndpointConfig.DEFAULT_SIGNAL_EVERY);
+        assertThat(EndpointConfig.builder().signalEvery(5).build().signalEvery()).isEqualTo(5);
+        assertThat(EndpointConfig.builder().signalEvery(5).build().toBuilder().build().signalEvery()).isEqualTo(5);
+        Properties props = new Properties();
+        props.setProperty("slime4j.endpoint.signalEvery", "7");
+        assertThat(EndpointConfig.builder().apply(props::getProperty, Map.of("SLIME4J_ENDPOINT_SIGNAL_EVERY", "9"))
+                .build().signalEvery()).isEqualTo(7);
+        assertThat(EndpointConfig.builder().apply(k -> null, Map.of("SLIME4J_ENDPOINT_SIGNAL_EVERY", "9"))
+                .build().signalEvery()).isEqualTo(9);
+        assertThatThrownBy(() -> EndpointConfig.builder().signalEvery(0).build())
+                .hasMessageContaining("signalEvery must be in 1..");
+        assertThatThrownBy(() -> EndpointConfig.builder().apply(k -> k.endsWith("signalEvery") ? "x" : null, Map.of()))
+                .hasMessageContaining("signalEvery must be an integer");
+        // the queue can never fill with unsignaled requests: N <= depth / 2 (and at least 1)
+        assertThat(IoSendQueue.effectiveEvery(16, 1024)).isEqualTo(16);
+        assertThat(IoSendQueue.effectiveEvery(1000, 64)).isEqualTo(32);
+        assertThat(IoSendQueue.effectiveEvery(16, 3)).isEqualTo(1);
+        assertThat(IoSendQueue.effectiveEvery(16, 1)).isEqualTo(1);
+    }
 }
