@@ -10,6 +10,7 @@ import io.aeron.logbuffer.FragmentHandler;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.YieldingIdleStrategy;
 
 import java.io.IOException;
 import java.net.DatagramSocket;
@@ -21,8 +22,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Aeron configured fairly for two cores: each side its own embedded media driver (as two hosts
- * would have) in SHARED threading mode with a backoff idle strategy, the application polling with
- * a backoff idle strategy too; an exclusive publication to the peer's subscription over UDP on
+ * would have) in SHARED threading mode with a yielding idle strategy, the application polling with
+ * a yielding idle strategy too ({@code --aeron-idle backoff}: Agrona's backoff, spin-yield-park up
+ * to 100 µs, for both instead; slower here); an exclusive publication to the peer's subscription over UDP on
  * loopback, default term and window sizes. Needs {@code --add-exports
  * java.base/jdk.internal.misc=ALL-UNNAMED} (the harness adds it). No one-sided transfer: the
  * bandwidth rows stay empty for Aeron.
@@ -34,11 +36,12 @@ final class AeronSide extends Side {
     private ExclusivePublication pub;
     private Subscription sub;
     private final UnsafeBuffer message = new UnsafeBuffer(ByteBuffer.allocateDirect(64 << 10));
-    private final IdleStrategy idle = idle();
+    private final IdleStrategy idle;
     private long fragments;
 
     private AeronSide(CompareOptions options, Link link, boolean isA) {
         super(options, link, isA);
+        this.idle = idle();
     }
 
     static Side create(CompareOptions o, Link link, boolean isA) throws Unavailable {
@@ -49,7 +52,10 @@ final class AeronSide extends Side {
         }
     }
 
-    private static IdleStrategy idle() {
+    private IdleStrategy idle() {
+        if (options.aeronIdle.equals("yield")) {
+            return new YieldingIdleStrategy();
+        }
         return new BackoffIdleStrategy(100, 10, TimeUnit.MICROSECONDS.toNanos(1), TimeUnit.MICROSECONDS.toNanos(100));
     }
 

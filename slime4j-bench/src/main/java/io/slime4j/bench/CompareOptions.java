@@ -25,6 +25,8 @@ final class CompareOptions {
     int rttSize = 64;
     int[] bandwidthSizes = {64 << 10, 1 << 20, 16 << 20};
     long timeoutSeconds = 120;
+    /** Aeron's idle strategy for driver and application: yield (default, the better of the two here) or backoff. */
+    String aeronIdle = "yield";
     Path out;
     Path doc;
     final List<String> raw = new ArrayList<>();
@@ -48,11 +50,17 @@ final class CompareOptions {
                     case "--rate-sizes" -> o.rateSizes = sizes(name, value, 8);
                     case "--bandwidth-sizes" -> o.bandwidthSizes = sizes(name, value, 1);
                     case "--timeout" -> o.timeoutSeconds = positiveLong(name, Long.parseLong(value));
+                    case "--aeron-idle" -> {
+                        if (!value.equals("backoff") && !value.equals("yield")) {
+                            throw new IllegalArgumentException("--aeron-idle must be backoff or yield, was '" + value + "'");
+                        }
+                        o.aeronIdle = value;
+                    }
                     case "--out" -> o.out = Path.of(value);
                     case "--doc" -> o.doc = Path.of(value);
                     default -> throw new IllegalArgumentException("unknown option " + name
                             + " (known: --systems --workloads --messages --round-trips --bytes --rate-sizes"
-                            + " --bandwidth-sizes --timeout --out --doc)");
+                            + " --bandwidth-sizes --timeout --aeron-idle --out --doc)");
                 }
             } catch (NumberFormatException e) {
                 throw new IllegalArgumentException(name + " needs a number, was '" + value + "'");
