@@ -28,10 +28,17 @@ final class PeerRun implements AutoCloseable {
     private final CountDownLatch ended = new CountDownLatch(2);
 
     PeerRun(String system, CompareOptions o, Results results) throws IOException {
+        this(system, o, results, Map.of());
+    }
+
+    /** As above, with {@code env} added to both children's environment (tests). */
+    PeerRun(String system, CompareOptions o, Results results, Map<String, String> env) throws IOException {
         this.system = system;
         this.results = results;
-        this.a = new Child("a", command(system, "a", o), environment(system));
-        this.b = new Child("b", command(system, "b", o), environment(system));
+        Map<String, String> all = new java.util.HashMap<>(environment(system));
+        all.putAll(env);
+        this.a = new Child("a", command(system, "a", o), all);
+        this.b = new Child("b", command(system, "b", o), all);
         a.other = b;
         b.other = a;
         a.start();

@@ -139,7 +139,7 @@ final class Results {
             sb.append('\n');
         }
         sb.append("\n(×r) is the figure divided by slime4j's in the same run: above 1 is more for rates and")
-                .append(" bandwidth, slower for round trips. — : the system has no such operation.\n");
+                .append(" bandwidth, slower for round trips. — : the system has no such operation, or the workload was not run.\n");
         synchronized (this) {
             if (!skipped.isEmpty()) {
                 sb.append("\nSkipped:\n\n");
