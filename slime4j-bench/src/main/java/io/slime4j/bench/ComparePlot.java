@@ -94,6 +94,7 @@ final class ComparePlot {
             int x = xhi > xlo ? b.x() + (int) ((Math.log(s) - xlo) / (xhi - xlo) * b.w()) : b.x() + b.w() / 2;
             g.drawString(Options.format(s), x - 18, b.y() + b.h() + 18);
         }
+        g.drawString("size of one write (log scale)", b.x() + b.w() / 2 - 80, b.y() + b.h() + 40);
         for (int k = 0; k < series.size(); k++) {
             double[] ys = series.get(k);
             g.setColor(color(cols, names.get(k)));
@@ -119,7 +120,7 @@ final class ComparePlot {
     }
 
     private static void latency(Graphics2D g, Results r, Box b) {
-        title(g, b, "64 B round trip (µs): p50 / p99 / p99.9");
+        title(g, b, "64 B round trip (µs, log scale): p50 | p99 | p99.9 bars");
         String[] keys = {"rtt.p50", "rtt.p99", "rtt.p999"};
         List<String> cols = r.columns();
         List<String> names = new ArrayList<>();

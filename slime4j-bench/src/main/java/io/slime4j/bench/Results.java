@@ -117,7 +117,7 @@ final class Results {
         String text = number(v * m.scale());
         Double base = get("slime4j", m.key());
         if (!column.equals("slime4j") && base != null && base > 0) {
-            text += " (×" + String.format(Locale.ROOT, "%.2f", v / base) + ")";
+            text += " (×" + number(v / base) + ")";
         }
         return text;
     }

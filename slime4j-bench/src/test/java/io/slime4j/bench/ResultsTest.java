@@ -30,9 +30,9 @@ class ResultsTest {
     void cellsShowTheFigureAndItsRatioToSlime4j() {
         String md = sample().markdown(options);
         assertThat(md).contains("| slime4j | slime4j write-with-imm | Aeron | JUCX | NIO TCP |");
-        assertThat(md).contains("| 32 B message rate | k msg/s | 50.0 | 25.0 (×0.50) | — | skipped | 125 (×2.50) |");
+        assertThat(md).contains("| 32 B message rate | k msg/s | 50.0 | 25.0 (×0.500) | — | skipped | 125 (×2.50) |");
         assertThat(md).contains("| 1 MiB one-sided write | MB/s | 1000 | — | — | skipped | 4000 (×4.00) |");
-        assertThat(md).contains("| 64 B round trip p50 | µs | 40.0 | — | 20.0 (×0.50) | skipped | — |");
+        assertThat(md).contains("| 64 B round trip p50 | µs | 40.0 | — | 20.0 (×0.500) | skipped | — |");
     }
 
     @Test
