@@ -81,7 +81,7 @@ public final class Compare {
             }
             try (PeerRun run = new PeerRun(system, o, results)) {
                 current.set(run);
-                run.await(o.timeoutSeconds * (1 + o.rateSizes.length + o.bandwidthSizes.length));
+                run.await(o.systemBoundSeconds());
             } catch (IOException e) {
                 results.skip(system, "could not start its processes: " + e.getMessage());
             } finally {

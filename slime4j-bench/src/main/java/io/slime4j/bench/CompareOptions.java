@@ -117,6 +117,11 @@ final class CompareOptions {
         return v;
     }
 
+    /** Bound on one system's whole run: {@link #timeoutSeconds} per workload it can have, plus setup. */
+    long systemBoundSeconds() {
+        return timeoutSeconds * (2L + 2L * rateSizes.length + bandwidthSizes.length);
+    }
+
     int maxBandwidthSize() {
         return Arrays.stream(bandwidthSizes).max().orElse(1);
     }

@@ -11,8 +11,11 @@ import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Runs one system's two {@link Side}s as two child JVMs and relays between them: {@code PEER}
@@ -25,7 +28,9 @@ final class PeerRun implements AutoCloseable {
     private final Results results;
     private final Child a;
     private final Child b;
-    private final CountDownLatch ended = new CountDownLatch(2);
+    /** Both sides said DONE and closed, or one side ended without DONE or skipped: no need to wait on. */
+    private final CompletableFuture<Void> over = new CompletableFuture<>();
+    private final AtomicInteger finished = new AtomicInteger();
 
     PeerRun(String system, CompareOptions o, Results results) throws IOException {
         this(system, o, results, Map.of());
@@ -47,13 +52,22 @@ final class PeerRun implements AutoCloseable {
 
     /** Waits for both sides to finish, at most {@code seconds}; records a skip reason otherwise. */
     void await(long seconds) throws InterruptedException {
-        if (!ended.await(seconds, TimeUnit.SECONDS)) {
+        try {
+            over.get(seconds, TimeUnit.SECONDS);
+        } catch (TimeoutException e) {
             results.skip(system, "did not finish within " + seconds + " s (--timeout); figures so far are kept");
             return;
+        } catch (ExecutionException e) {
+            throw new IllegalStateException(e);
         }
         for (Child c : List.of(a, b)) {
-            if (!c.done && c.process.waitFor(5, TimeUnit.SECONDS)) {
+            if (!c.done && results.skipReason(system) == null && c.process.waitFor(5, TimeUnit.SECONDS)) {
                 results.skip(system, "side " + c.role + " exited with code " + c.process.exitValue() + ": " + c.lastError());
+            }
+        }
+        for (Child c : List.of(a, b)) {
+            if (!c.done) {
+                results.skip(system, "side " + c.role + " stopped without finishing: " + c.lastError());
             }
         }
     }
@@ -123,7 +137,9 @@ final class PeerRun implements AutoCloseable {
             } catch (IOException e) {
                 // the process went away: the latch below ends the wait
             } finally {
-                ended.countDown();
+                if (!done || finished.incrementAndGet() == 2) {
+                    over.complete(null); // a side that ends without DONE ends the run: its peer would only time out
+                }
             }
         }
 
@@ -138,7 +154,10 @@ final class PeerRun implements AutoCloseable {
                     results.put(mv.length > 1 ? system + "@" + mv[1] : system, mv[0], Double.parseDouble(kv[1]));
                 }
                 case "NOTE" -> results.note(rest);
-                case "SKIP" -> results.skip(system, rest);
+                case "SKIP" -> {
+                    results.skip(system, rest);
+                    over.complete(null);
+                }
                 case "DONE" -> done = true;
                 default -> System.err.println("[" + system + " " + role + "] " + line);
             }

@@ -57,11 +57,11 @@ abstract class Side {
         Link link = new Link(out, o.timeoutSeconds);
         Thread.ofPlatform().daemon().name("side-watchdog").start(() -> {
             try {
-                Thread.sleep((o.timeoutSeconds + 30) * 1000L);
+                Thread.sleep((o.systemBoundSeconds() + 30) * 1000L);
             } catch (InterruptedException e) {
                 return;
             }
-            System.err.println("side watchdog: exiting after " + (o.timeoutSeconds + 30) + " s");
+            System.err.println("side watchdog: exiting after " + (o.systemBoundSeconds() + 30) + " s");
             Runtime.getRuntime().halt(3);
         });
         boolean isA = args[1].equals("a");
