@@ -19,6 +19,8 @@ final class Link {
     private final LinkedBlockingDeque<String> lines = new LinkedBlockingDeque<>();
     private final PrintStream out;
     private final long timeoutNanos;
+    /** Set before the side says DONE and exits normally (letting its exit hooks run). */
+    volatile boolean finished;
 
     /** Starts the stdin reader; waits for peer lines at most {@code timeoutSeconds} each. */
     Link(PrintStream out, long timeoutSeconds) {
@@ -34,7 +36,9 @@ final class Link {
                 // fall through: treated as end of input
             }
             lines.add(EOF);
-            Runtime.getRuntime().halt(4); // the harness is gone (or done): nobody reads this side any more
+            if (!finished) {
+                Runtime.getRuntime().halt(4); // the harness is gone: nobody reads this side any more
+            }
         });
     }
 

@@ -70,8 +70,10 @@ abstract class Side {
             side = create(args[0], o, link, isA);
             side.open();
         } catch (Unavailable e) {
+            link.finished = true;
             link.send("SKIP " + e.getMessage());
             link.send("DONE");
+            System.exit(0);
             return;
         }
         try {
@@ -101,6 +103,7 @@ abstract class Side {
         } finally {
             side.close();
         }
+        link.finished = true;
         link.send("DONE");
         System.exit(0);
     }
