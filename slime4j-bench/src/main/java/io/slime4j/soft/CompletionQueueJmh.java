@@ -1,6 +1,5 @@
 package io.slime4j.soft;
 
-import io.slime4j.verbs.AccessFlags;
 import io.slime4j.verbs.CompletionQueue;
 import io.slime4j.verbs.ProtectionDomain;
 import io.slime4j.verbs.QpConfig;
@@ -56,9 +55,6 @@ public class CompletionQueueJmh {
         cq = (SoftCompletionQueue) q;
         qp = (SoftQueuePair) device.createQueuePair(pd, QpConfig.defaults(), q, q);
         into = WorkCompletion.array(64);
-        if (AccessFlags.ALL == 0) {
-            throw new IllegalStateException("unexpected access flags");
-        }
     }
 
     @TearDown(Level.Trial)
