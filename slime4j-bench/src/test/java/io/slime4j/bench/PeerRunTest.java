@@ -46,4 +46,19 @@ class PeerRunTest {
         assertThat(results.get("tcp", "rtt.p50")).isPositive();
         assertThat(results.get("tcp", "rtt.p999")).isGreaterThanOrEqualTo(results.get("tcp", "rtt.p50"));
     }
+
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void aRunPastItsBoundIsSkippedAndItsProcessesAreKilled() throws Exception {
+        // two billion messages cannot finish within the bound of 9 s (1 s per workload it may have)
+        CompareOptions endless = CompareOptions.parse(new String[] {"--systems", "tcp", "--workloads", "rate",
+                "--rate-sizes", "1K", "--messages", "2000000000", "--timeout", "1"});
+        Results results = new Results(List.of("tcp"));
+        try (PeerRun run = new PeerRun("tcp", endless, results)) {
+            run.await(endless.systemBoundSeconds());
+        }
+        assertThat(results.skipReason("tcp")).startsWith("did not finish within");
+        assertThat(ProcessHandle.current().descendants().filter(ProcessHandle::isAlive)
+                .filter(p -> p.info().commandLine().orElse("").contains(Side.class.getName()))).isEmpty();
+    }
 }
