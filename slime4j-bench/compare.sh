@@ -9,7 +9,9 @@ cd "$(dirname "$0")/.."
 . ./.mvn/jdk25.sh
 if ! ldconfig -p 2>/dev/null | grep -q 'libucp\.so\.0'; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-    apt-get install -y -q libucx0 >/dev/null 2>&1 || echo "compare.sh: could not install libucx0; JUCX will be reported as skipped" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get install -y -q libucx0 >/dev/null 2>&1 || { apt-get update -q >/dev/null 2>&1 && apt-get install -y -q libucx0 >/dev/null 2>&1; } \
+      || echo "compare.sh: could not install libucx0; JUCX will be reported as skipped" >&2
   else
     echo "compare.sh: libucx0 is not installed (apt-get install libucx0); JUCX will be reported as skipped" >&2
   fi
