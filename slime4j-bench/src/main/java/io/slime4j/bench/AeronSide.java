@@ -25,7 +25,7 @@ import java.util.concurrent.TimeUnit;
  * would have) in SHARED threading mode with a yielding idle strategy, the application polling with
  * a yielding idle strategy too ({@code --aeron-idle backoff}: Agrona's backoff, spin-yield-park up
  * to 100 µs, for both instead; slower here); an exclusive publication to the peer's subscription over UDP on
- * loopback, default term and window sizes. Needs {@code --add-exports
+ * loopback, default term length, 2 MiB socket buffers and receiver window (set by the harness). Needs {@code --add-exports
  * java.base/jdk.internal.misc=ALL-UNNAMED} (the harness adds it). No one-sided transfer: the
  * bandwidth rows stay empty for Aeron.
  */

@@ -82,6 +82,11 @@ final class PeerRun implements AutoCloseable {
             cmd.add("--add-exports");
             cmd.add("java.base/jdk.internal.misc=ALL-UNNAMED");
             cmd.add("-Daeron.print.configuration=false");
+            // socket buffers and receiver window as Aeron's tuning guide has them for throughput (the
+            // defaults, 128 KiB, drop datagrams on a loaded loopback); the kernel grants up to rmem_max
+            cmd.add("-Daeron.socket.so_rcvbuf=2m");
+            cmd.add("-Daeron.socket.so_sndbuf=2m");
+            cmd.add("-Daeron.rcv.initial.window.length=2m");
         }
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
