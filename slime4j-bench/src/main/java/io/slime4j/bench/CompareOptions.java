@@ -1,0 +1,138 @@
+package io.slime4j.bench;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * Command-line options of {@link Compare}, validated with one-line errors naming the option. The
+ * same arguments are handed to both sides of every system, so both run the same workloads.
+ */
+final class CompareOptions {
+    /** Every system the harness knows, in table order; slime4j first (ratios are to it). */
+    static final List<String> ALL_SYSTEMS = List.of("slime4j", "aeron", "jucx", "tcp", "udp", "memcpy");
+
+    List<String> systems = ALL_SYSTEMS;
+    Set<Side.Workload> workloads = EnumSet.allOf(Side.Workload.class);
+    int messages = 200_000;
+    int roundTrips = 20_000;
+    long bytes = 256L << 20;
+    int[] rateSizes = {32, 1 << 10};
+    int rttSize = 64;
+    int[] bandwidthSizes = {64 << 10, 1 << 20, 16 << 20};
+    long timeoutSeconds = 120;
+    /** Aeron's idle strategy for driver and application: yield (default, the better of the two here) or backoff. */
+    String aeronIdle = "yield";
+    Path out;
+    Path doc;
+    final List<String> raw = new ArrayList<>();
+
+    static CompareOptions parse(String[] args) {
+        CompareOptions o = new CompareOptions();
+        o.raw.addAll(Arrays.asList(args));
+        for (int i = 0; i < args.length; i += 2) {
+            String name = args[i];
+            if (i + 1 >= args.length) {
+                throw new IllegalArgumentException(name + " needs a value");
+            }
+            String value = args[i + 1];
+            try {
+                switch (name) {
+                    case "--systems" -> o.systems = systems(value);
+                    case "--workloads" -> o.workloads = workloads(value);
+                    case "--messages" -> o.messages = positive(name, Options.size(value));
+                    case "--round-trips" -> o.roundTrips = positive(name, Options.size(value));
+                    case "--bytes" -> o.bytes = positiveLong(name, Options.size(value));
+                    case "--rate-sizes" -> o.rateSizes = sizes(name, value, 8);
+                    case "--bandwidth-sizes" -> o.bandwidthSizes = sizes(name, value, 1);
+                    case "--timeout" -> o.timeoutSeconds = positiveLong(name, Long.parseLong(value));
+                    case "--aeron-idle" -> {
+                        if (!value.equals("backoff") && !value.equals("yield")) {
+                            throw new IllegalArgumentException("--aeron-idle must be backoff or yield, was '" + value + "'");
+                        }
+                        o.aeronIdle = value;
+                    }
+                    case "--out" -> o.out = Path.of(value);
+                    case "--doc" -> o.doc = Path.of(value);
+                    default -> throw new IllegalArgumentException("unknown option " + name
+                            + " (known: --systems --workloads --messages --round-trips --bytes --rate-sizes"
+                            + " --bandwidth-sizes --timeout --aeron-idle --out --doc)");
+                }
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException(name + " needs a number, was '" + value + "'");
+            }
+        }
+        return o;
+    }
+
+    private static List<String> systems(String value) {
+        List<String> out = new ArrayList<>();
+        for (String s : value.toLowerCase(Locale.ROOT).split(",")) {
+            if (!ALL_SYSTEMS.contains(s.trim())) {
+                throw new IllegalArgumentException("--systems: unknown system '" + s + "' (known: "
+                        + String.join(",", ALL_SYSTEMS) + ")");
+            }
+            out.add(s.trim());
+        }
+        return ALL_SYSTEMS.stream().filter(out::contains).toList();
+    }
+
+    private static Set<Side.Workload> workloads(String value) {
+        Set<Side.Workload> out = EnumSet.noneOf(Side.Workload.class);
+        for (String s : value.split(",")) {
+            try {
+                out.add(Side.Workload.valueOf(s.trim().toUpperCase(Locale.ROOT)));
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("--workloads: unknown workload '" + s + "' (known: rate,rtt,bandwidth)");
+            }
+        }
+        return out;
+    }
+
+    private static int[] sizes(String name, String value, int min) {
+        int[] sizes = Arrays.stream(value.split(",")).mapToLong(Options::size).mapToInt(v -> (int) v).toArray();
+        for (int s : sizes) {
+            if (s < min || s > (64 << 20)) {
+                throw new IllegalArgumentException(name + ": sizes must be in " + min + "..64M, was " + s);
+            }
+        }
+        return sizes;
+    }
+
+    private static int positive(String name, long v) {
+        if (v <= 0 || v > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException(name + " must be positive, was " + v);
+        }
+        return (int) v;
+    }
+
+    private static long positiveLong(String name, long v) {
+        if (v <= 0) {
+            throw new IllegalArgumentException(name + " must be positive, was " + v);
+        }
+        return v;
+    }
+
+    /** Bound on one system's whole run: {@link #timeoutSeconds} per workload it can have, plus setup. */
+    long systemBoundSeconds() {
+        return timeoutSeconds * (2L + 2L * rateSizes.length + bandwidthSizes.length);
+    }
+
+    int maxBandwidthSize() {
+        return Arrays.stream(bandwidthSizes).max().orElse(1);
+    }
+
+    /** Writes outstanding at once for one-sided transfers of {@code size}: about 16 MiB in flight, 1..16. */
+    static int window(int size) {
+        return Math.max(1, Math.min(16, (16 << 20) / size));
+    }
+
+    /** Transfers of {@code size} that make up {@link #bytes} (at least 4). */
+    int transfers(int size) {
+        return (int) Math.max(4, bytes / size);
+    }
+}

@@ -1,0 +1,155 @@
+package io.slime4j.bench;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The figures of one {@link Compare} run: per column (a system, or a system's variant such as
+ * slime4j's write-with-imm) per metric, with the reason for every skipped system and free-form
+ * notes (loss of raw UDP, for instance). Renders one markdown table with absolute figures and the
+ * ratio of each to slime4j's. Thread-safe (the relay threads of both sides add to it).
+ */
+final class Results {
+    /** One row of the table: a metric key such as {@code rate.32}, {@code rtt.p99} or {@code bw.1048576}. */
+    record Metric(String key, String label, String unit, double scale) {}
+
+    private final Map<String, Map<String, Double>> values = new LinkedHashMap<>();
+    private final Map<String, String> skipped = new LinkedHashMap<>();
+    private final List<String> notes = new ArrayList<>();
+    private final List<String> columns = new ArrayList<>();
+
+    /** Columns in table order: the systems, and after slime4j its write-with-imm variant. */
+    Results(List<String> systems) {
+        for (String s : systems) {
+            columns.add(s);
+            if (s.equals("slime4j")) {
+                columns.add("slime4j@imm");
+            }
+        }
+    }
+
+    synchronized void put(String column, String metric, double value) {
+        values.computeIfAbsent(column, c -> new LinkedHashMap<>()).put(metric, value);
+    }
+
+    synchronized void skip(String system, String reason) {
+        skipped.putIfAbsent(system, reason);
+    }
+
+    synchronized void note(String text) {
+        notes.add(text);
+    }
+
+    synchronized Double get(String column, String metric) {
+        Map<String, Double> m = values.get(column);
+        return m == null ? null : m.get(metric);
+    }
+
+    synchronized String skipReason(String system) {
+        return skipped.get(system);
+    }
+
+    synchronized List<String> columns() {
+        return List.copyOf(columns);
+    }
+
+    synchronized List<String> notes() {
+        return List.copyOf(notes);
+    }
+
+    /** The rows the options ask for, in table order. */
+    static List<Metric> metrics(CompareOptions o) {
+        List<Metric> out = new ArrayList<>();
+        if (o.workloads.contains(Side.Workload.RATE)) {
+            for (int s : o.rateSizes) {
+                out.add(new Metric("rate." + s, Options.format(s) + " message rate", "k msg/s", 1e-3));
+            }
+        }
+        if (o.workloads.contains(Side.Workload.RTT)) {
+            out.add(new Metric("rtt.p50", o.rttSize + " B round trip p50", "µs", 1));
+            out.add(new Metric("rtt.p99", o.rttSize + " B round trip p99", "µs", 1));
+            out.add(new Metric("rtt.p999", o.rttSize + " B round trip p99.9", "µs", 1));
+        }
+        if (o.workloads.contains(Side.Workload.BANDWIDTH)) {
+            for (int s : o.bandwidthSizes) {
+                out.add(new Metric("bw." + s, Options.format(s) + " one-sided write", "MB/s", 1));
+            }
+        }
+        return out;
+    }
+
+    static String columnTitle(String column) {
+        return switch (column) {
+            case "slime4j" -> "slime4j";
+            case "slime4j@imm" -> "slime4j write-with-imm";
+            case "aeron" -> "Aeron";
+            case "jucx" -> "JUCX";
+            case "tcp" -> "NIO TCP";
+            case "udp" -> "NIO UDP (raw)";
+            case "memcpy" -> "memcpy";
+            default -> column;
+        };
+    }
+
+    /** The system a column belongs to. */
+    static String system(String column) {
+        int at = column.indexOf('@');
+        return at < 0 ? column : column.substring(0, at);
+    }
+
+    /** A figure with three significant digits or so, no exponent. */
+    static String number(double v) {
+        double a = Math.abs(v);
+        String f = a >= 100 ? "%.0f" : a >= 10 ? "%.1f" : a >= 1 ? "%.2f" : "%.3f";
+        return String.format(Locale.ROOT, f, v);
+    }
+
+    /** One table cell: the figure and its ratio to slime4j's ({@code ×r}), or a dash / "skipped". */
+    String cell(String column, Metric m) {
+        String reason = skipReason(system(column));
+        Double v = get(column, m.key());
+        if (v == null) {
+            return reason != null ? "skipped" : "—";
+        }
+        String text = number(v * m.scale());
+        Double base = get("slime4j", m.key());
+        if (!column.equals("slime4j") && base != null && base > 0) {
+            text += " (×" + number(v / base) + ")";
+        }
+        return text;
+    }
+
+    /** The markdown table, then skipped systems with their reasons, then notes. */
+    String markdown(CompareOptions o) {
+        StringBuilder sb = new StringBuilder();
+        sb.append("| workload | unit |");
+        for (String c : columns()) {
+            sb.append(' ').append(columnTitle(c)).append(" |");
+        }
+        sb.append("\n|---|---|");
+        sb.append("---:|".repeat(columns().size())).append('\n');
+        for (Metric m : metrics(o)) {
+            sb.append("| ").append(m.label()).append(" | ").append(m.unit()).append(" |");
+            for (String c : columns()) {
+                sb.append(' ').append(cell(c, m)).append(" |");
+            }
+            sb.append('\n');
+        }
+        sb.append("\n(×r) is the figure divided by slime4j's in the same run: above 1 is more for rates and")
+                .append(" bandwidth, slower for round trips. — : the system has no such operation, or the workload was not run.\n");
+        synchronized (this) {
+            if (!skipped.isEmpty()) {
+                sb.append("\nSkipped:\n\n");
+                skipped.forEach((s, r) -> sb.append("- ").append(columnTitle(s)).append(": ").append(r).append('\n'));
+            }
+            if (!notes.isEmpty()) {
+                sb.append("\nNotes:\n\n");
+                notes.forEach(n -> sb.append("- ").append(n).append('\n'));
+            }
+        }
+        return sb.toString();
+    }
+}

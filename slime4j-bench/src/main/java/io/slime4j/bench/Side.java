@@ -1,0 +1,139 @@
+package io.slime4j.bench;
+
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * One side of one system in a {@link Compare} run, in its own JVM: {@code a} receives and echoes,
+ * {@code b} sends and times round trips. Both sides run the same workloads in the same order,
+ * meeting at a barrier before each.
+ */
+abstract class Side {
+    /** What both sides of a run do, in order. */
+    enum Workload { RATE, RTT, BANDWIDTH }
+
+    final CompareOptions options;
+    final Link link;
+    final boolean isA;
+
+    Side(CompareOptions options, Link link, boolean isA) {
+        this.options = options;
+        this.link = link;
+        this.isA = isA;
+    }
+
+    /** Connects to the peer (exchanging addresses over the link); throws {@link Unavailable} to be skipped. */
+    abstract void open() throws Exception;
+
+    /** Message rate with {@code size}-byte messages, {@code variant} from {@link #rateVariants()}; side a reports. */
+    abstract void rate(String variant, int size) throws Exception;
+
+    /** 64-byte round trips; side b reports p50/p99/p99.9. */
+    abstract void rtt(int size) throws Exception;
+
+    /** One-sided (or stream) transfer of {@code size}-byte writes; returns true if this system does it. */
+    abstract boolean bandwidth(int size) throws Exception;
+
+    /** The message-rate variants this system offers (slime4j has two). */
+    String[] rateVariants() {
+        return new String[] {""};
+    }
+
+    abstract void close() throws Exception;
+
+    /** A peer that cannot run here (library missing, native part not loadable): reported as skipped. */
+    static final class Unavailable extends Exception {
+        Unavailable(String reason, Throwable cause) {
+            super(reason, cause);
+        }
+    }
+
+    /** Child entry point: {@code Side <system> <a|b> <compare options...>}. */
+    public static void main(String[] args) throws Exception {
+        PrintStream out = new PrintStream(new java.io.FileOutputStream(java.io.FileDescriptor.out), true,
+                StandardCharsets.UTF_8);
+        System.setOut(new PrintStream(System.err, true, StandardCharsets.UTF_8)); // libraries' chatter off the link
+        CompareOptions o = CompareOptions.parse(java.util.Arrays.copyOfRange(args, 2, args.length));
+        Link link = new Link(out, o.timeoutSeconds);
+        Thread.ofPlatform().daemon().name("side-watchdog").start(() -> {
+            try {
+                Thread.sleep((o.systemBoundSeconds() + 30) * 1000L);
+            } catch (InterruptedException e) {
+                return;
+            }
+            System.err.println("side watchdog: exiting after " + (o.systemBoundSeconds() + 30) + " s");
+            Runtime.getRuntime().halt(3);
+        });
+        boolean isA = args[1].equals("a");
+        Side side;
+        try {
+            side = create(args[0], o, link, isA);
+            side.open();
+        } catch (Unavailable e) {
+            link.finished = true;
+            link.send("SKIP " + e.getMessage());
+            link.send("DONE");
+            System.exit(0);
+            return;
+        }
+        try {
+            for (int size : o.rateSizes) {
+                if (o.workloads.contains(Workload.RATE)) {
+                    for (String v : side.rateVariants()) {
+                        link.barrier("rate" + v + size);
+                        link.variant = v;
+                        side.rate(v, size);
+                        link.variant = "";
+                    }
+                }
+            }
+            if (o.workloads.contains(Workload.RTT)) {
+                link.barrier("rtt");
+                side.rtt(o.rttSize);
+            }
+            if (o.workloads.contains(Workload.BANDWIDTH)) {
+                for (int size : o.bandwidthSizes) {
+                    link.barrier("bw" + size);
+                    if (!side.bandwidth(size)) {
+                        break;
+                    }
+                }
+            }
+            link.barrier("end");
+        } finally {
+            side.close();
+        }
+        link.finished = true;
+        link.send("DONE");
+        System.exit(0);
+    }
+
+    static Side create(String system, CompareOptions o, Link link, boolean isA) throws Unavailable {
+        return switch (system) {
+            case "slime4j" -> new SlimeSide(o, link, isA);
+            case "aeron" -> AeronSide.create(o, link, isA);
+            case "jucx" -> JucxSide.create(o, link, isA);
+            case "tcp" -> new NioTcpSide(o, link, isA);
+            case "udp" -> new NioUdpSide(o, link, isA);
+            default -> throw new IllegalArgumentException("unknown system " + system);
+        };
+    }
+
+    /** Round-trip samples in nanoseconds, sorted in place, reported as microsecond percentiles. */
+    void reportRtt(long[] samples) {
+        java.util.Arrays.sort(samples);
+        link.result("rtt.p50", Percentiles.of(samples, 0.50) / 1e3);
+        link.result("rtt.p99", Percentiles.of(samples, 0.99) / 1e3);
+        link.result("rtt.p999", Percentiles.of(samples, 0.999) / 1e3);
+    }
+
+    /** Messages per second between the arrival of message {@code from} and of the last, {@code to}. */
+    static double perSecond(long messages, long nanos) {
+        return nanos <= 0 ? 0 : messages * 1e9 / nanos;
+    }
+
+    /** Index of the first timed message: the first tenth is warm-up. */
+    int warm(int count) {
+        return count / 10;
+    }
+}

@@ -1,0 +1,174 @@
+package io.slime4j.bench;
+
+import io.slime4j.endpoint.Assignment;
+import io.slime4j.endpoint.EndpointConfig;
+import io.slime4j.endpoint.EndpointInfo;
+import io.slime4j.endpoint.RdmaEndpoint;
+import io.slime4j.endpoint.TransferFuture;
+import io.slime4j.endpoint.TransferStatus;
+import io.slime4j.soft.SoftConfig;
+import io.slime4j.soft.SoftDevice;
+import io.slime4j.wire.udp.UdpWire;
+
+import java.lang.foreign.Arena;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * slime4j as a user runs it: an {@link RdmaEndpoint} over a {@link SoftDevice} on the UDP wire,
+ * default endpoint settings. Messages are two-sided {@code send}/{@code recv} (variant "") or
+ * {@code writeWithImm}/{@code immRecv} (variant "imm"); bandwidth is one-sided {@code write}.
+ */
+final class SlimeSide extends Side {
+    /** Messages outstanding at once: half the default 64 message slots. */
+    private static final int MESSAGE_WINDOW = 32;
+    private UdpWire wire;
+    private SoftDevice device;
+    private Arena arena;
+    private RdmaEndpoint ep;
+
+    SlimeSide(CompareOptions options, Link link, boolean isA) {
+        super(options, link, isA);
+    }
+
+    @Override
+    void open() throws Exception {
+        long region = 1L << 20;
+        for (int s : options.bandwidthSizes) {
+            region = Math.max(region, (long) CompareOptions.window(s) * s);
+        }
+        wire = new UdpWire();
+        device = SoftDevice.open(wire, "udp:127.0.0.1:0", SoftConfig.builder().name("compare-" + (isA ? "a" : "b")).build());
+        arena = Arena.ofShared();
+        ep = RdmaEndpoint.open(device, EndpointConfig.defaults());
+        ep.register("src", arena.allocate(region, 4096));
+        ep.register("dst", arena.allocate(region, 4096));
+        link.toPeer("INFO " + ep.info().toJson());
+        ep.connect(EndpointInfo.fromJson(link.fromPeer("INFO")));
+        link.barrier("connected");
+    }
+
+    @Override
+    String[] rateVariants() {
+        return new String[] {"", "imm"};
+    }
+
+    @Override
+    void rate(String variant, int size) throws Exception {
+        int count = options.messages;
+        TransferFuture[] ring = new TransferFuture[MESSAGE_WINDOW];
+        boolean imm = variant.equals("imm");
+        if (isA) {
+            for (int i = 0; i < Math.min(MESSAGE_WINDOW, count); i++) {
+                ring[i] = imm ? ep.immRecv() : ep.recv("dst", (long) i * size, size);
+            }
+            long first = 0;
+            for (int i = 0; i < count; i++) {
+                int k = i % MESSAGE_WINDOW;
+                join(ring[k]);
+                if (i == warm(count)) {
+                    first = System.nanoTime();
+                }
+                if (i + MESSAGE_WINDOW < count) {
+                    ring[k] = imm ? ep.immRecv() : ep.recv("dst", (long) k * size, size);
+                }
+            }
+            link.result("rate." + size, perSecond(count - 1 - warm(count), System.nanoTime() - first));
+        } else {
+            for (int i = 0; i < count; i++) {
+                int k = i % MESSAGE_WINDOW;
+                if (ring[k] != null) {
+                    join(ring[k]);
+                }
+                long offset = (long) k * size;
+                ring[k] = imm ? ep.writeWithImm(List.of(Assignment.of("src", "dst", offset, size)), i)
+                        : ep.send("src", offset, size);
+            }
+            for (TransferFuture f : ring) {
+                if (f != null) {
+                    join(f);
+                }
+            }
+        }
+    }
+
+    @Override
+    void rtt(int size) throws Exception {
+        int n = options.roundTrips;
+        int total = n + warm(n) + 1;
+        if (isA) {
+            TransferFuture r = ep.recv("dst", 0, size);
+            for (int i = 0; i < total; i++) {
+                join(r);
+                r = i + 1 < total ? ep.recv("dst", 0, size) : null;
+                join(ep.send("src", 0, size));
+            }
+        } else {
+            long[] samples = new long[n];
+            for (int i = 0; i < total; i++) {
+                TransferFuture r = ep.recv("dst", 0, size);
+                long start = System.nanoTime();
+                TransferFuture s = ep.send("src", 0, size);
+                join(r);
+                long t = System.nanoTime() - start;
+                join(s);
+                if (i >= total - n) {
+                    samples[i - (total - n)] = t;
+                }
+            }
+            reportRtt(samples);
+        }
+    }
+
+    @Override
+    boolean bandwidth(int size) throws Exception {
+        if (!isA) {
+            int window = CompareOptions.window(size);
+            int n = options.transfers(size);
+            writes(size, window, Math.max(1, n / 10));
+            long start = System.nanoTime();
+            writes(size, window, n);
+            link.result("bw." + size, (double) size * n / ((System.nanoTime() - start) / 1e3));
+        }
+        return true;
+    }
+
+    private void writes(int size, int window, int n) throws Exception {
+        TransferFuture[] ring = new TransferFuture[window];
+        for (int i = 0; i < n; i++) {
+            int k = i % window;
+            if (ring[k] != null) {
+                join(ring[k]);
+            }
+            ring[k] = ep.write("src", (long) k * size, "dst", (long) k * size, size);
+        }
+        for (TransferFuture f : ring) {
+            if (f != null) {
+                join(f);
+            }
+        }
+    }
+
+    private void join(TransferFuture f) throws Exception {
+        TransferStatus s = f.await(options.timeoutSeconds, TimeUnit.SECONDS);
+        if (s != TransferStatus.SUCCESS) {
+            throw new IllegalStateException("slime4j " + f.kind() + " " + s + ": " + f.failureMessage());
+        }
+    }
+
+    @Override
+    void close() throws Exception {
+        if (ep != null) {
+            ep.close();
+        }
+        if (device != null) {
+            device.close();
+        }
+        if (wire != null) {
+            wire.close();
+        }
+        if (arena != null) {
+            arena.close();
+        }
+    }
+}

@@ -1,0 +1,64 @@
+package io.slime4j.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.EnumSet;
+import org.junit.jupiter.api.Test;
+
+class CompareOptionsTest {
+    @Test
+    void defaultsRunEverySystemAndWorkload() {
+        CompareOptions o = CompareOptions.parse(new String[0]);
+        assertThat(o.systems).containsExactly("slime4j", "aeron", "jucx", "tcp", "udp", "memcpy");
+        assertThat(o.workloads).isEqualTo(EnumSet.allOf(Side.Workload.class));
+        assertThat(o.rateSizes).containsExactly(32, 1024);
+        assertThat(o.bandwidthSizes).containsExactly(64 << 10, 1 << 20, 16 << 20);
+    }
+
+    @Test
+    void systemsKeepTableOrderAndSizesTakeUnits() {
+        CompareOptions o = CompareOptions.parse(new String[] {"--systems", "udp,slime4j", "--bytes", "4G",
+                "--bandwidth-sizes", "1K,2M", "--workloads", "rtt"});
+        assertThat(o.systems).containsExactly("slime4j", "udp");
+        assertThat(o.bytes).isEqualTo(4L << 30);
+        assertThat(o.bandwidthSizes).containsExactly(1024, 2 << 20);
+        assertThat(o.workloads).containsExactly(Side.Workload.RTT);
+        assertThat(o.raw).containsExactly("--systems", "udp,slime4j", "--bytes", "4G", "--bandwidth-sizes", "1K,2M",
+                "--workloads", "rtt");
+    }
+
+    @Test
+    void badInputIsAOneLineErrorNamingTheOption() {
+        assertThatThrownBy(() -> CompareOptions.parse(new String[] {"--systems", "zeromq"}))
+                .hasMessageContaining("--systems").hasMessageContaining("zeromq");
+        assertThatThrownBy(() -> CompareOptions.parse(new String[] {"--messages", "many"}))
+                .hasMessageContaining("--messages").hasMessageContaining("many");
+        assertThatThrownBy(() -> CompareOptions.parse(new String[] {"--timeout"})).hasMessage("--timeout needs a value");
+        assertThatThrownBy(() -> CompareOptions.parse(new String[] {"--frobnicate", "1"}))
+                .hasMessageContaining("unknown option --frobnicate");
+        assertThatThrownBy(() -> CompareOptions.parse(new String[] {"--rate-sizes", "4"}))
+                .hasMessageContaining("--rate-sizes");
+        assertThatThrownBy(() -> CompareOptions.parse(new String[] {"--aeron-idle", "spin"}))
+                .hasMessageContaining("--aeron-idle");
+    }
+
+    @Test
+    void windowKeepsAboutSixteenMebibytesInFlight() {
+        assertThat(CompareOptions.window(64 << 10)).isEqualTo(16);
+        assertThat(CompareOptions.window(1 << 20)).isEqualTo(16);
+        assertThat(CompareOptions.window(16 << 20)).isEqualTo(1);
+    }
+
+    @Test
+    void percentilesAreNearestRank() {
+        long[] sorted = new long[1000];
+        for (int i = 0; i < sorted.length; i++) {
+            sorted[i] = i + 1;
+        }
+        assertThat(Percentiles.of(sorted, 0.5)).isEqualTo(500);
+        assertThat(Percentiles.of(sorted, 0.99)).isEqualTo(990);
+        assertThat(Percentiles.of(sorted, 0.999)).isEqualTo(999);
+        assertThat(Percentiles.of(new long[] {7}, 0.999)).isEqualTo(7);
+    }
+}

@@ -1,0 +1,64 @@
+package io.slime4j.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** The relay with real child JVMs: a peer that cannot run is reported as skipped with its reason. */
+class PeerRunTest {
+    private final CompareOptions options = CompareOptions.parse(new String[] {"--workloads", "rtt", "--round-trips",
+            "100", "--timeout", "20"});
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void aPeerWhoseLibraryCannotStartIsSkippedWithTheReason() throws Exception {
+        Results results = new Results(List.of("jucx"));
+        // without libucx the native part does not load; with it, an unknown transport fails ucp_init
+        try (PeerRun run = new PeerRun("jucx", options, results, Map.of("UCX_TLS", "no-such-transport"))) {
+            run.await(40);
+        }
+        assertThat(results.skipReason("jucx")).startsWith("JUCX/UCX not usable");
+        assertThat(results.markdown(options)).contains("| 64 B round trip p50 | µs | skipped |");
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void aSideThatFailsIsSkippedWithItsErrorLine() throws Exception {
+        Results results = new Results(List.of("bogus"));
+        try (PeerRun run = new PeerRun("bogus", options, results)) {
+            run.await(40);
+        }
+        assertThat(results.skipReason("bogus")).contains("exited with code").contains("unknown system bogus");
+    }
+
+    @Test
+    @Timeout(value = 90, unit = TimeUnit.SECONDS)
+    void tcpRoundTripsArriveAsResultsThroughTheRelay() throws Exception {
+        Results results = new Results(List.of("tcp"));
+        try (PeerRun run = new PeerRun("tcp", options, results)) {
+            run.await(60);
+        }
+        assertThat(results.skipReason("tcp")).isNull();
+        assertThat(results.get("tcp", "rtt.p50")).isPositive();
+        assertThat(results.get("tcp", "rtt.p999")).isGreaterThanOrEqualTo(results.get("tcp", "rtt.p50"));
+    }
+
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void aRunPastItsBoundIsSkippedAndItsProcessesAreKilled() throws Exception {
+        // two billion messages cannot finish within the bound of 9 s (1 s per workload it may have)
+        CompareOptions endless = CompareOptions.parse(new String[] {"--systems", "tcp", "--workloads", "rate",
+                "--rate-sizes", "1K", "--messages", "2000000000", "--timeout", "1"});
+        Results results = new Results(List.of("tcp"));
+        try (PeerRun run = new PeerRun("tcp", endless, results)) {
+            run.await(endless.systemBoundSeconds());
+        }
+        assertThat(results.skipReason("tcp")).startsWith("did not finish within");
+        assertThat(ProcessHandle.current().descendants().filter(ProcessHandle::isAlive)
+                .filter(p -> p.info().commandLine().orElse("").contains(Side.class.getName()))).isEmpty();
+    }
+}
