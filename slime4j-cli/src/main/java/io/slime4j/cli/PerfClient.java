@@ -28,6 +28,8 @@ import java.util.concurrent.TimeoutException;
 final class PerfClient {
     private static final long SEED = 0x5EED;
     private static final long POLL_MILLIS = 200;
+    /** Latencies kept per row at most (evenly spread over the timed operations). */
+    private static final int MAX_SAMPLES = 1 << 20;
 
     private final PerfPlan plan;
     private final Bootstrap.Channel channel;
@@ -37,6 +39,7 @@ final class PerfClient {
     private SoftDevice device;
     private MemorySegment local;
     private String current = "the setup";
+    private long stride = 1;
 
     PerfClient(PerfPlan plan, Bootstrap.Channel channel, Report report, Progress progress) {
         this.plan = plan;
@@ -69,6 +72,7 @@ final class PerfClient {
             }
             ep.connect(reply.info());
             for (int i = 0; i < plan.rows().size(); i++) {
+                report.begin(plan.rows().get(i));
                 report.row(row(plan.rows().get(i), SEED + i));
             }
             report.end();
@@ -101,7 +105,8 @@ final class PerfClient {
 
         progress.start(row.label(), row.count());
         run(row, 0, row.warmup(), null);
-        long[] latencies = new long[row.iters()];
+        stride = Math.max(1, (row.iters() + MAX_SAMPLES - 1) / MAX_SAMPLES);
+        long[] latencies = new long[(int) ((row.iters() + stride - 1) / stride)];
         long t0 = System.nanoTime();
         run(row, row.warmup(), row.iters(), latencies);
         long nanos = System.nanoTime() - t0;
@@ -192,7 +197,7 @@ final class PerfClient {
                     throw new CliException(current + " failed: " + f.failureMessage());
                 }
                 if (latencies != null && timedIndex >= 0) {
-                    latencies[timedIndex] = now - started;
+                    sample(latencies, timedIndex, now - started);
                 }
                 return;
             } catch (TimeoutException e) {
@@ -202,6 +207,12 @@ final class PerfClient {
                             + plan.timeout().toSeconds() + " s (the peer stopped answering)");
                 }
             }
+        }
+    }
+
+    private void sample(long[] latencies, int timedIndex, long nanos) {
+        if (timedIndex % stride == 0) {
+            latencies[(int) (timedIndex / stride)] = nanos;
         }
     }
 

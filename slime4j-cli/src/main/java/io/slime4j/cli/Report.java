@@ -22,6 +22,17 @@ final class Report {
         this.where = where;
     }
 
+    /** Before a row runs: the table's header when the operation or mode changes. */
+    void begin(PerfPlan.Row row) {
+        if (!plan.json() && (row.op() != op || row.mode() != mode)) {
+            op = row.op();
+            mode = row.mode();
+            header(row);
+            out.flush();
+        }
+    }
+
+    /** After a row: its line, or its JSON object. */
     void row(RowResult r) {
         if (plan.json()) {
             out.println(r.toJson());
@@ -29,11 +40,6 @@ final class Report {
             return;
         }
         PerfPlan.Row row = r.row();
-        if (row.op() != op || row.mode() != mode) {
-            op = row.op();
-            mode = row.mode();
-            header(row);
-        }
         String checked = plan.verify() ? (r.verified() ? "yes" : "NO") : "-";
         if (mode == PerfPlan.Mode.BW) {
             out.printf(Locale.ROOT, " %-10d %-12d %-19.2f %-14.6f %-12.2f %-12.2f %-8d %-8d %-8d %s%n", row.bytes(),
