@@ -338,7 +338,7 @@ final class PerfCommand implements Callable<Integer> {
     }
 
     /** The in-process wire both sides of an inproc run share; closing a side's view leaves it open. */
-    private record SharedWire(InprocWire wire) implements Wire {
+    record SharedWire(InprocWire wire) implements Wire {
         @Override
         public String name() {
             return wire.name();

@@ -16,6 +16,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.BiConsumer;
 import java.util.function.Supplier;
 
 /**
@@ -33,11 +34,23 @@ final class PerfServer {
     private final Bootstrap.Channel channel;
     private final Supplier<Wire> wires;
     private final Duration timeout;
+    private final BiConsumer<String, MemorySegment> tamper;
 
     PerfServer(Bootstrap.Channel channel, Supplier<Wire> wires, Duration timeout) {
+        this(channel, wires, timeout, (phase, region) -> { });
+    }
+
+    /**
+     * A server whose region {@code tamper} may change after a read row's data was prepared
+     * ({@code "prepared"}) and before a row's landed data is checked ({@code "landed"}); tests use
+     * it to show that {@code --verify} catches a wrong byte on either side.
+     */
+    PerfServer(Bootstrap.Channel channel, Supplier<Wire> wires, Duration timeout,
+               BiConsumer<String, MemorySegment> tamper) {
         this.channel = channel;
         this.wires = wires;
         this.timeout = timeout;
+        this.tamper = tamper;
     }
 
     /** Runs the session to its end. */
@@ -81,6 +94,7 @@ final class PerfServer {
                         long count = Long.parseLong(m.require("count"));
                         if (op == PerfPlan.Op.READ) {
                             Pattern.fill(remote, 0, slots * bytes, Long.parseLong(m.require("seed")));
+                            tamper.accept("prepared", remote);
                         }
                         receiver = op == PerfPlan.Op.SEND || op == PerfPlan.Op.WRITE_IMM
                                 ? Receiver.start(ep, op, bytes, slots, count, Integer.parseInt(m.require("depth")), timeout)
@@ -119,6 +133,7 @@ final class PerfServer {
         if (Boolean.parseBoolean(row.get("verify")) && op != PerfPlan.Op.READ && !result.containsKey("error")) {
             long seed = Long.parseLong(row.get("seed"));
             long checked = Long.parseLong(row.get("checked"));
+            tamper.accept("landed", remote);
             long at = Pattern.firstMismatch(remote, 0, checked, seed);
             result.put("mismatch", Long.toString(at));
             if (at >= 0) {
