@@ -9,9 +9,10 @@ import picocli.CommandLine.Spec;
 
 /** {@code slime4j demo}: the one-process tour of the verbs (see {@link Demo}). */
 @Command(name = "demo", usageHelpAutoWidth = true,
-        description = {"A one-process tour of the verbs: two devices on the in-process wire move a buffer with RDMA",
-            "write, RDMA read, SEND_WITH_IMM and RDMA_WRITE_WITH_IMM, check every byte, and print rates and the",
-            "transport counters. For measurements use slime4j perf.", ""})
+        description = {"A one-process tour of the verbs (write, read, send, immediate).", "",
+            "Two devices on the in-process wire move a buffer with RDMA write, RDMA read, SEND_WITH_IMM and "
+                    + "RDMA_WRITE_WITH_IMM, check every byte, and print rates and the transport counters. "
+                    + "For measurements use slime4j perf.", ""})
 final class DemoCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;

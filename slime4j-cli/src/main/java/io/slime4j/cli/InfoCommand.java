@@ -19,8 +19,9 @@ import picocli.CommandLine.Spec;
  * the environment with its value in effect and where that value came from.
  */
 @Command(name = "info", usageHelpAutoWidth = true,
-        description = {"The JDK, the wires available here, and every setting with its current value and where it came",
-            "from (default, system property -Dslime4j..., environment variable SLIME4J_...).", ""})
+        description = {"Show the JDK, the wires and every setting with its value and source.", "",
+            "Every setting is listed with its system property (-Dslime4j...), its environment variable (SLIME4J_...), "
+                    + "the value in effect and where it came from (default, system property, environment).", ""})
 final class InfoCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;

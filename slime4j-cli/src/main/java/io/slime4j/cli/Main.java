@@ -13,9 +13,9 @@ import picocli.CommandLine.Spec;
 
 /** Entry point of the {@code slime4j} command: parses the command line and runs a sub-command. */
 @Command(name = "slime4j", usageHelpAutoWidth = true,
-        description = {"RDMA-style transfers for the JVM.", "",
-            "  slime4j perf          move data between two processes and show how fast (start here)",
-            "  slime4j perf --help   every option of perf", ""},
+        description = {"RDMA-style transfers for the JVM. Start with:", "",
+            "  slime4j perf          move data between two processes and show how fast",
+            "  slime4j perf --help   its options", ""},
         subcommands = {PerfCommand.class, InfoCommand.class, DemoCommand.class, CommandLine.HelpCommand.class})
 public final class Main implements Callable<Integer> {
     @Spec

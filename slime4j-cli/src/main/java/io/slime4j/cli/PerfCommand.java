@@ -22,22 +22,25 @@ import picocli.CommandLine.Spec;
 /** {@code slime4j perf}: options, their validation, and which sides run where. */
 @Command(name = "perf", sortOptions = false, usageHelpAutoWidth = true,
         description = {
-            "Move data between two endpoints and show how fast, in the style of perftest (ib_write_bw, ib_write_lat).",
+            "Move data between two endpoints and show how fast (like perftest's ib_write_bw and ib_write_lat).",
             "",
-            "With no options: a loopback run between two processes on this machine (this one and a server it",
-            "starts): RDMA write bandwidth from 4 KiB to 4 MiB, then 64-byte write latency.",
+            "With no options: a loopback run between two processes on this machine (this one and a server it starts): "
+                    + "RDMA write bandwidth from 4 KiB to 4 MiB, then 64-byte write latency.",
             "",
-            "Two hosts:  slime4j perf --server            (on host A)",
-            "            slime4j perf --connect A:18515   (on host B; it chooses the test)",
-            "The sides exchange endpoint info over a TCP side channel (io.slime4j.endpoint.Bootstrap), then move",
-            "the data over the UDP wire.",
+            "Two hosts:",
+            "  host A:  slime4j perf --server",
+            "  host B:  slime4j perf --connect A:18515 [test options]",
+            "The sides exchange endpoint info over a TCP side channel (io.slime4j.endpoint.Bootstrap), then move the "
+                    + "data over the UDP wire. The client chooses the test; the server serves one run and exits.",
             ""},
         footer = {"",
-            "bw rows keep --depth operations outstanding; MB/sec is 10^6 bytes per second of timed operations.",
-            "Latency is each operation's time from post to completion (a write completes when the peer",
-            "acknowledged it: one round trip). retrans, dups and timeouts are the transport counters of both",
-            "sides during the row. Settings: slime4j info. Exit codes: 0 done (and verified), 1 failed, 2 bad",
-            "arguments."})
+            "bw rows keep --depth operations outstanding; MB/sec is 10^6 bytes per second of the timed operations. "
+                    + "Latency is each operation's time from post to completion (a write completes when the peer "
+                    + "acknowledged it: one round trip). retrans, dups and timeouts are the transport counters of both "
+                    + "sides during the row.",
+            "",
+            "Settings of the wire and the endpoint (-Dslime4j... or SLIME4J_...): slime4j info.",
+            "Exit codes: 0 done (and verified), 1 failed, 2 bad arguments."})
 final class PerfCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
