@@ -191,6 +191,8 @@ final class PerfCommand implements Callable<Integer> {
             try (Bootstrap.Channel channel = listener.accept(PerfServer.COMMAND_WAIT)) {
                 listener.close();
                 new PerfServer(channel, PerfEndpoints::udpWire, timeout).run();
+            } catch (IllegalArgumentException e) {
+                throw new CliException("the client sent a request this server cannot serve: " + e.getMessage(), e);
             } catch (BootstrapException e) {
                 if (e.reason() == BootstrapException.Reason.CLOSED) {
                     throw new CliException("the client closed the connection mid-run (its process ended or was killed)", e);
