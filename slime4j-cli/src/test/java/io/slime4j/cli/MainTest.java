@@ -80,6 +80,17 @@ class MainTest {
     }
 
     @Test
+    void failuresAreOneLineAndDebugAddsTheStackTrace() {
+        assertThat(run("perf", "--connect", "127.0.0.1:1", "--timeout", "1")).isEqualTo(1);
+        assertThat(err().lines().toList()).singleElement().asString()
+                .startsWith("slime4j perf: cannot reach 127.0.0.1:1 within 1 s");
+        err.reset();
+        assertThat(run("perf", "--connect", "127.0.0.1:1", "--timeout", "1", "--debug")).isEqualTo(1);
+        assertThat(err()).contains("BootstrapException", "at io.slime4j.endpoint.Bootstrap.connect")
+                .contains("slime4j perf: cannot reach 127.0.0.1:1 within 1 s");
+    }
+
+    @Test
     void infoShowsEverySettingWithItsValueAndSource() {
         System.setProperty("slime4j.udp.sendBufferSize", "8m");
         try {
