@@ -434,7 +434,15 @@ public final class Bootstrap {
                     throw new SocketTimeoutException("timed out after " + seconds(timeout));
                 }
                 socket.setSoTimeout((int) Math.min(left, Integer.MAX_VALUE));
-                int r = in.read(buffer, n, buffer.length - n);
+                int r;
+                try {
+                    r = in.read(buffer, n, buffer.length - n);
+                } catch (SocketTimeoutException e) {
+                    if (n > 0) {
+                        close(); // part of a frame was read: the stream is unusable
+                    }
+                    throw e;
+                }
                 if (r < 0) {
                     throw new EOFException("end of stream");
                 }

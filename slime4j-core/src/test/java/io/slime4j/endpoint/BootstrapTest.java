@@ -139,6 +139,18 @@ class BootstrapTest {
         }
     }
 
+    @Test
+    void aFrameCutShortTimesOutAndClosesTheChannel() throws Exception {
+        try (Bootstrap.Listener listener = Bootstrap.listen("127.0.0.1", 0);
+             Socket raw = new Socket("127.0.0.1", listener.port());
+             Bootstrap.Channel server = listener.accept(T)) {
+            raw.getOutputStream().write(new byte[] {0, 0}); // half a length
+            assertThatThrownBy(() -> server.receive(Duration.ofMillis(300)))
+                    .isInstanceOfSatisfying(BootstrapException.class, e -> assertThat(e.reason()).isEqualTo(Reason.TIMEOUT));
+            assertThat(server.isPeerClosed()).as("a channel left inside a frame is closed").isTrue();
+        }
+    }
+
     private static byte[] frame(byte[] body) throws Exception {
         return frame(body.length, body);
     }
