@@ -23,6 +23,8 @@ import picocli.CommandLine.Spec;
             "Every setting is listed with its system property (-Dslime4j...), its environment variable (SLIME4J_...), "
                     + "the value in effect and where it came from (default, system property, environment).", ""})
 final class InfoCommand implements Callable<Integer> {
+    private static final String LOG_LEVEL = "org.slf4j.simpleLogger.defaultLogLevel";
+
     @Spec
     CommandSpec spec;
 
@@ -52,6 +54,9 @@ final class InfoCommand implements Callable<Integer> {
                 UdpConfig::fromEnvironment);
         bad += settings(out, EndpointConfig.environmentSettings(), EndpointConfig.class, EndpointConfig::defaults,
                 () -> EndpointConfig.fromEnvironment().build());
+        String level = System.getProperty(LOG_LEVEL);
+        out.printf("  %-34s %-34s %-14s %s%n", LOG_LEVEL, "-", level != null ? level : "warn",
+                level != null ? "system property" : "default (the command's simplelogger.properties)");
         return bad == 0 ? 0 : 1;
     }
 

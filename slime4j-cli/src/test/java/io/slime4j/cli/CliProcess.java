@@ -32,11 +32,17 @@ final class CliProcess implements AutoCloseable {
     }
 
     static CliProcess start(List<String> prefix, String... args) throws IOException {
+        return start(prefix, java.util.Map.of(), args);
+    }
+
+    static CliProcess start(List<String> prefix, java.util.Map<String, String> env, String... args) throws IOException {
         List<String> command = new ArrayList<>(prefix);
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(List.of("-Xmx512m", "-cp", System.getProperty("java.class.path"), Main.class.getName()));
         command.addAll(List.of(args));
-        return new CliProcess(new ProcessBuilder(command).start());
+        ProcessBuilder pb = new ProcessBuilder(command);
+        pb.environment().putAll(env);
+        return new CliProcess(pb.start());
     }
 
     private static void pump(InputStream stream, List<String> lines) {

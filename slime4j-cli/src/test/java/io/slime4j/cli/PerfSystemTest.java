@@ -166,6 +166,19 @@ class PerfSystemTest {
         }
     }
 
+    @Test
+    @Timeout(60)
+    void infoNamesTheEnvironmentAsTheSourceOfASetting() throws Exception {
+        try (CliProcess p = CliProcess.start(List.of(), Map.of("SLIME4J_UDP_RECEIVE_BUFFER_SIZE", "2m",
+                "SLIME4J_ENDPOINT_QPS", "3"), "info")) {
+            assertThat(p.exit(30)).as(p.transcript()).isZero();
+            assertThat(String.join("\n", p.out()))
+                    .containsPattern("slime4j.udp.receiveBufferSize +SLIME4J_UDP_RECEIVE_BUFFER_SIZE +2097152 +environment")
+                    .containsPattern("slime4j.endpoint.qps +SLIME4J_ENDPOINT_QPS +3 +environment")
+                    .containsPattern("slime4j.endpoint.ioSlots +SLIME4J_ENDPOINT_IO_SLOTS +256 +default");
+        }
+    }
+
     private static int freePort() throws Exception {
         try (ServerSocket s = new ServerSocket(0)) {
             return s.getLocalPort();
