@@ -78,7 +78,12 @@ final class PerfServer {
              RdmaEndpoint ep = RdmaEndpoint.open(device, config)) {
             MemorySegment remote = arena.allocate(region, 4096);
             ep.register("remote", remote);
-            ep.connect(hello.info());
+            try {
+                ep.connect(hello.info());
+            } catch (IllegalArgumentException e) { // settings that do not match the client's (e.g. messageSlots)
+                channel.send(Bootstrap.Message.of(Map.of("error", e.getMessage())), timeout);
+                throw new CliException("the client's endpoint does not fit this one: " + e.getMessage(), e);
+            }
             channel.send(Bootstrap.Message.of(ep.info(), Map.of("proto", PROTOCOL)), timeout);
             Receiver receiver = null;
             long[] before = null;

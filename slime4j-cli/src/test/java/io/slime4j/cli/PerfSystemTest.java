@@ -167,6 +167,23 @@ class PerfSystemTest {
     }
 
     @Test
+    @Timeout(90)
+    void endpointsThatDoNotFitAreRefusedOnBothSidesInOneLine() throws Exception {
+        try (CliProcess server = CliProcess.start(List.of(), Map.of("SLIME4J_ENDPOINT_MESSAGE_SLOTS", "8"), "perf",
+                "--server", "--bind", "127.0.0.1", "--port", "0")) {
+            String port = server.awaitOut(l -> l.startsWith(LISTENING), 60).substring(LISTENING.length()).split("[: ]")[1];
+            try (CliProcess client = CliProcess.start("perf", "--connect", "127.0.0.1:" + port)) {
+                assertThat(client.exit(60)).as(client.transcript()).isEqualTo(1);
+                assertThat(client.err()).singleElement().asString()
+                        .startsWith("slime4j perf: the server refused the run: peer perf-client has 64 message slots");
+            }
+            assertThat(server.exit(30)).as(server.transcript()).isEqualTo(1);
+            assertThat(server.err()).singleElement().asString()
+                    .startsWith("slime4j perf: the client's endpoint does not fit this one: peer perf-client has 64");
+        }
+    }
+
+    @Test
     @Timeout(60)
     void infoNamesTheEnvironmentAsTheSourceOfASetting() throws Exception {
         try (CliProcess p = CliProcess.start(List.of(), Map.of("SLIME4J_UDP_RECEIVE_BUFFER_SIZE", "2m",
