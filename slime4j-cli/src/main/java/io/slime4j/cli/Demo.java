@@ -35,19 +35,8 @@ final class Demo {
 
     private Demo() {}
 
-    static int run(String[] args, PrintStream out) throws InterruptedException {
-        long size = 64L << 20;
-        double loss = 0;
-        for (int i = 0; i < args.length; i++) {
-            switch (args[i]) {
-                case "--size" -> size = Sizes.parse(value(args, ++i, "--size"));
-                case "--loss" -> loss = parsePercent(value(args, ++i, "--loss"));
-                default -> throw new IllegalArgumentException("unknown option '" + args[i] + "'");
-            }
-        }
-        if (size < 1 || size > Integer.MAX_VALUE) {
-            throw new IllegalArgumentException("--size must be 1 B .. 2 GiB, was " + size);
-        }
+    /** Runs the demo with {@code size} bytes per transfer and {@code loss} (0..0.5) drop, duplication and reordering. */
+    static int run(long size, double loss, PrintStream out) throws InterruptedException {
         FaultConfig faults = loss == 0 ? FaultConfig.NONE : FaultConfig.builder().seed(42)
                 .dropRate(loss).duplicateRate(loss).reorderRate(loss).build();
         try (InprocWire wire = new InprocWire(faults);
@@ -110,25 +99,6 @@ final class Demo {
                     b.counters().get(Counter.PACKETS_RECEIVED), b.counters().get(Counter.DUPLICATES),
                     b.counters().get(Counter.OUT_OF_ORDER));
             return 0;
-        }
-    }
-
-    private static String value(String[] args, int i, String option) {
-        if (i >= args.length) {
-            throw new IllegalArgumentException(option + " needs a value");
-        }
-        return args[i];
-    }
-
-    private static double parsePercent(String text) {
-        try {
-            double p = Double.parseDouble(text.endsWith("%") ? text.substring(0, text.length() - 1) : text);
-            if (p < 0 || p > 50) {
-                throw new IllegalArgumentException("--loss must be a percentage in 0..50, was " + text);
-            }
-            return p / 100;
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("--loss must be a percentage in 0..50, was " + text);
         }
     }
 

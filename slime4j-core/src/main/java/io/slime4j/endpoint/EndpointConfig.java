@@ -257,4 +257,18 @@ public record EndpointConfig(String name, int qps, int ioSlots, int requestsPerS
                     signalEvery);
         }
     }
+
+    /**
+     * The settings {@link #fromEnvironment()} reads, in declaration order: each system property
+     * (key) with its environment variable (value). The property's last part names the record
+     * component, so tools such as {@code slime4j info} can show the value in effect.
+     */
+    public static Map<String, String> environmentSettings() {
+        Map<String, String> m = new java.util.LinkedHashMap<>();
+        for (String key : new String[] {"name", "qps", "ioSlots", "requestsPerSlot", "maxRequestBytes", "messageSlots",
+                "immWindow", "sendQueueDepth", "slotTimeout", "pollTimeout"}) {
+            m.put("slime4j.endpoint." + key, "SLIME4J_ENDPOINT_" + key.replaceAll("([A-Z])", "_$1").toUpperCase());
+        }
+        return java.util.Collections.unmodifiableMap(m);
+    }
 }

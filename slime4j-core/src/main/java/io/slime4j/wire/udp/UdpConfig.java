@@ -248,4 +248,18 @@ public record UdpConfig(int receiveBufferSize, int sendBufferSize, int maxDatagr
             return new UdpConfig(receiveBufferSize, sendBufferSize, maxDatagramSize, advertisedAddress);
         }
     }
+
+    /**
+     * The settings {@link #fromEnvironment()} reads, in declaration order: each system property
+     * (key) with its environment variable (value). The property's last part names the record
+     * component, so tools such as {@code slime4j info} can show the value in effect.
+     */
+    public static java.util.Map<String, String> environmentSettings() {
+        java.util.Map<String, String> m = new java.util.LinkedHashMap<>();
+        for (String p : new String[] {RECEIVE_BUFFER_SIZE_PROPERTY, SEND_BUFFER_SIZE_PROPERTY, MAX_DATAGRAM_SIZE_PROPERTY,
+                ADVERTISED_ADDRESS_PROPERTY}) {
+            m.put(p, environmentName(p));
+        }
+        return java.util.Collections.unmodifiableMap(m);
+    }
 }

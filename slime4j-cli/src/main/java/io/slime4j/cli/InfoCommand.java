@@ -1,0 +1,128 @@
+package io.slime4j.cli;
+
+import io.slime4j.endpoint.EndpointConfig;
+import io.slime4j.wire.udp.UdpConfig;
+import io.slime4j.wire.udp.UdpWire;
+import java.io.PrintStream;
+import java.lang.reflect.RecordComponent;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.function.Supplier;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code slime4j info}: the JDK and OS, the wires that can run here, and every setting read from
+ * the environment with its value in effect and where that value came from.
+ */
+@Command(name = "info", usageHelpAutoWidth = true,
+        description = {"Show the JDK, the wires and every setting with its value and source.", "",
+            "Every setting is listed with its system property (-Dslime4j...), its environment variable (SLIME4J_...), "
+                    + "the value in effect and where it came from (default, system property, environment).", ""})
+final class InfoCommand implements Callable<Integer> {
+    private static final String LOG_LEVEL = "org.slf4j.simpleLogger.defaultLogLevel";
+
+    @Spec
+    CommandSpec spec;
+
+    @Mixin
+    DebugOption debug;
+
+    @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help.")
+    boolean help;
+
+    @Override
+    public Integer call() {
+        PrintStream out = Main.out(spec);
+        Runtime.Version v = Runtime.version();
+        out.printf("slime4j %s%n", version());
+        out.printf("JDK      %s (%s) at %s%n", v, System.getProperty("java.vendor"), System.getProperty("java.home"));
+        out.printf("OS       %s %s %s, %d processors, max heap %s%n", System.getProperty("os.name"),
+                System.getProperty("os.version"), System.getProperty("os.arch"),
+                Runtime.getRuntime().availableProcessors(), Sizes.format(Runtime.getRuntime().maxMemory()));
+        out.println();
+        out.println("wires");
+        out.printf("  %-8s %s%n", "udp", udp());
+        out.printf("  %-8s %s%n", "inproc", "available (both sides in one process; perf --wire inproc)");
+        out.println();
+        out.println("settings");
+        out.printf("  %-34s %-34s %-14s %s%n", "system property", "environment variable", "value", "from");
+        int bad = settings(out, UdpConfig.environmentSettings(), UdpConfig.class, UdpConfig::defaults,
+                UdpConfig::fromEnvironment);
+        bad += settings(out, EndpointConfig.environmentSettings(), EndpointConfig.class, EndpointConfig::defaults,
+                () -> EndpointConfig.fromEnvironment().build());
+        String level = System.getProperty(LOG_LEVEL);
+        out.printf("  %-34s %-34s %-14s %s%n", LOG_LEVEL, "-", level != null ? level : "warn",
+                level != null ? "system property" : "default (the command's simplelogger.properties)");
+        return bad == 0 ? 0 : 1;
+    }
+
+    private static String version() {
+        String v = InfoCommand.class.getPackage().getImplementationVersion();
+        return v == null ? "(development build)" : v;
+    }
+
+    private static String udp() {
+        try (UdpWire wire = new UdpWire(UdpConfig.defaults())) {
+            return wire.isAvailable() ? "available (perf's default; two processes or two hosts)"
+                    : "NOT available: " + wire.unavailabilityCause();
+        } catch (RuntimeException e) {
+            return "NOT available: " + e.getMessage();
+        }
+    }
+
+    /** Prints one line per setting; returns 1 if the environment holds an invalid value. */
+    private static int settings(PrintStream out, Map<String, String> settings, Class<? extends Record> type,
+                                Supplier<? extends Record> defaults, Supplier<? extends Record> current) {
+        Record effective;
+        String error = null;
+        try {
+            effective = current.get();
+        } catch (IllegalArgumentException e) {
+            effective = null;
+            error = e.getMessage();
+        }
+        for (Map.Entry<String, String> s : settings.entrySet()) {
+            String property = System.getProperty(s.getKey());
+            String variable = System.getenv(s.getValue());
+            String from = property != null && !property.isBlank() ? "system property"
+                    : variable != null && !variable.isBlank() ? "environment" : "default";
+            String value;
+            if (effective != null) {
+                value = text(component(type, s.getKey(), effective));
+            } else if (from.equals("default")) {
+                value = text(component(type, s.getKey(), defaults.get()));
+            } else {
+                value = (from.equals("system property") ? property : variable) + " (invalid)";
+            }
+            out.printf("  %-34s %-34s %-14s %s%n", s.getKey(), s.getValue(), value, from);
+        }
+        if (error != null) {
+            out.println("  INVALID: " + error);
+            return 1;
+        }
+        return 0;
+    }
+
+    private static Object component(Class<? extends Record> type, String property, Record value) {
+        String name = property.substring(property.lastIndexOf('.') + 1);
+        for (RecordComponent c : type.getRecordComponents()) {
+            if (c.getName().equals(name)) {
+                try {
+                    return c.getAccessor().invoke(value);
+                } catch (ReflectiveOperationException e) {
+                    return "?";
+                }
+            }
+        }
+        return "?";
+    }
+
+    private static String text(Object v) {
+        String s = String.valueOf(v);
+        return s.isEmpty() ? "(none)" : s;
+    }
+}

@@ -1,0 +1,242 @@
+package io.slime4j.cli;
+
+import io.slime4j.endpoint.Assignment;
+import io.slime4j.endpoint.Bootstrap;
+import io.slime4j.endpoint.BootstrapException;
+import io.slime4j.endpoint.EndpointBusyException;
+import io.slime4j.endpoint.EndpointConfig;
+import io.slime4j.endpoint.RdmaEndpoint;
+import io.slime4j.endpoint.TransferFuture;
+import io.slime4j.endpoint.TransferStatus;
+import io.slime4j.soft.SoftDevice;
+import io.slime4j.wire.Wire;
+import java.io.PrintStream;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * The active side of {@code perf}: sends the run's settings in its hello, connects its endpoint to
+ * the server's, and runs each row — warm-up, then the timed operations with up to {@code depth}
+ * outstanding — and asks the server to check what landed. Rows are reported as they finish.
+ */
+final class PerfClient {
+    private static final long SEED = 0x5EED;
+    private static final long POLL_MILLIS = 200;
+    /** Latencies kept per row at most (evenly spread over the timed operations). */
+    private static final int MAX_SAMPLES = 1 << 20;
+
+    private final PerfPlan plan;
+    private final Bootstrap.Channel channel;
+    private final Report report;
+    private final Progress progress;
+    private RdmaEndpoint ep;
+    private SoftDevice device;
+    private MemorySegment local;
+    private String current = "the setup";
+    private long stride = 1;
+
+    PerfClient(PerfPlan plan, Bootstrap.Channel channel, Report report, Progress progress) {
+        this.plan = plan;
+        this.channel = channel;
+        this.report = report;
+        this.progress = progress;
+    }
+
+    /** Runs every row; returns 0, or throws a {@link CliException} naming what failed. */
+    int run(Wire wire) throws InterruptedException {
+        EndpointConfig config = PerfEndpoints.config("perf-client", plan.qps(), plan.selector(), plan.signalEvery());
+        try (SoftDevice d = PerfEndpoints.device(wire, channel.localAddress(), "perf-client");
+             Arena arena = Arena.ofShared();
+             RdmaEndpoint e = RdmaEndpoint.open(d, config)) {
+            device = d;
+            ep = e;
+            local = arena.allocate(plan.regionBytes(), 4096);
+            ep.register("local", local);
+            Map<String, String> hello = new LinkedHashMap<>();
+            hello.put("proto", PerfServer.PROTOCOL);
+            hello.put("qps", Integer.toString(plan.qps()));
+            hello.put("region", Long.toString(plan.regionBytes()));
+            if (plan.selector() != null) {
+                hello.put("selector", plan.selector());
+            }
+            hello.put("signalEvery", Integer.toString(plan.signalEvery()));
+            Bootstrap.Message reply = exchange(Bootstrap.Message.of(ep.info(), hello));
+            if (reply.options().containsKey("error") || reply.info() == null) {
+                throw new CliException("the server refused the run: " + reply.get("error", "no endpoint info"));
+            }
+            ep.connect(reply.info());
+            for (int i = 0; i < plan.rows().size(); i++) {
+                report.begin(plan.rows().get(i));
+                report.row(row(plan.rows().get(i), SEED + i));
+            }
+            report.end();
+            channel.send(Bootstrap.Message.of(Map.of("cmd", "bye")), plan.timeout());
+            return 0;
+        } finally {
+            progress.close();
+        }
+    }
+
+    private RowResult row(PerfPlan.Row row, long seed) throws InterruptedException {
+        current = row.label();
+        if (row.op() == PerfPlan.Op.READ) {
+            local.asSlice(0, row.regionBytes()).fill((byte) 0);
+        } else {
+            Pattern.fill(local, 0, row.regionBytes(), seed);
+        }
+        Map<String, String> cmd = new LinkedHashMap<>();
+        cmd.put("cmd", "row");
+        cmd.put("op", row.op().cli);
+        cmd.put("bytes", Long.toString(row.bytes()));
+        cmd.put("count", Long.toString(row.count()));
+        cmd.put("slots", Integer.toString(row.slots()));
+        cmd.put("depth", Integer.toString(row.depth()));
+        cmd.put("seed", Long.toString(seed));
+        cmd.put("checked", Long.toString(row.checkedBytes()));
+        cmd.put("verify", Boolean.toString(plan.verify()));
+        exchange(Bootstrap.Message.of(cmd));
+        long[] before = PerfEndpoints.snapshot(device.counters());
+
+        progress.start(row.label(), row.count());
+        run(row, 0, row.warmup(), null);
+        stride = Math.max(1, (row.iters() + MAX_SAMPLES - 1) / MAX_SAMPLES);
+        long[] latencies = new long[(int) ((row.iters() + stride - 1) / stride)];
+        long t0 = System.nanoTime();
+        run(row, row.warmup(), row.iters(), latencies);
+        long nanos = System.nanoTime() - t0;
+        progress.clear();
+
+        // the server may wait up to the timeout for the last arrivals, then checks every byte
+        Bootstrap.Message result = exchange(Bootstrap.Message.of(Map.of("cmd", "done")),
+                plan.timeout().multipliedBy(2).plusSeconds(30));
+        if (result.options().containsKey("error")) {
+            throw new CliException(row.label() + ": the server reports: " + result.require("error"));
+        }
+        boolean verified = false;
+        if (plan.verify()) {
+            if (row.op() == PerfPlan.Op.READ) {
+                long at = Pattern.firstMismatch(local, 0, row.checkedBytes(), seed);
+                if (at >= 0) {
+                    throw mismatch(row, "this side's", at, local.get(ValueLayout.JAVA_BYTE, at) & 0xFF,
+                            Pattern.at(seed, at) & 0xFF);
+                }
+            } else {
+                long at = Long.parseLong(result.require("mismatch"));
+                if (at >= 0) {
+                    throw mismatch(row, "the server's", at, Integer.parseInt(result.require("actual")),
+                            Integer.parseInt(result.require("expected")));
+                }
+            }
+            verified = true;
+        }
+        long[] after = PerfEndpoints.snapshot(device.counters());
+        long[] counters = new long[after.length];
+        for (int i = 0; i < counters.length; i++) {
+            counters[i] = after[i] - before[i] + Long.parseLong(result.require(PerfEndpoints.REPORTED[i].name()));
+        }
+        return RowResult.of(row, plan.qps(), plan.wire(), nanos, latencies, verified, counters);
+    }
+
+    private static CliException mismatch(PerfPlan.Row row, String whose, long at, int actual, int expected) {
+        long op = at / row.bytes();
+        return new CliException(String.format("verification failed: %s: byte %d of operation slot %d (offset %d of %s"
+                + " region) is 0x%02x, expected 0x%02x", row.label(), at % row.bytes(), op, at, whose, actual, expected));
+    }
+
+    /** Issues operations {@code first .. first+n-1} with up to {@code depth} outstanding and waits for all. */
+    private void run(PerfPlan.Row row, long first, int n, long[] latencies) throws InterruptedException {
+        int depth = row.depth();
+        TransferFuture[] ring = new TransferFuture[depth];
+        long[] started = new long[depth];
+        for (int k = 0; k < n; k++) {
+            int idx = k % depth;
+            if (ring[idx] != null) {
+                complete(ring[idx], started[idx], latencies, k - depth);
+            }
+            long i = first + k;
+            long offset = (i % row.slots()) * row.bytes();
+            started[idx] = System.nanoTime();
+            ring[idx] = issue(row, offset, (int) i);
+            progress.set(i + 1);
+        }
+        for (int k = Math.max(0, n - depth); k < n; k++) {
+            complete(ring[k % depth], started[k % depth], latencies, k);
+        }
+    }
+
+    private TransferFuture issue(PerfPlan.Row row, long offset, int index) {
+        try {
+            return switch (row.op()) {
+                case WRITE -> ep.write(List.of(new Assignment("local", offset, "remote", offset, row.bytes())));
+                case READ -> ep.read(List.of(new Assignment("local", offset, "remote", offset, row.bytes())));
+                case WRITE_IMM -> ep.writeWithImm(List.of(new Assignment("local", offset, "remote", offset, row.bytes())),
+                        index);
+                case SEND -> ep.send("local", offset, row.bytes());
+            };
+        } catch (EndpointBusyException e) {
+            checkPeer();
+            throw new CliException(row.label() + ": the endpoint stayed busy for "
+                    + ep.config().slotTimeout().toSeconds() + " s (the peer stopped answering?)", e);
+        }
+    }
+
+    private void complete(TransferFuture f, long started, long[] latencies, int timedIndex) throws InterruptedException {
+        long lastProgress = System.nanoTime();
+        while (true) {
+            try {
+                TransferStatus status = f.await(POLL_MILLIS, TimeUnit.MILLISECONDS);
+                long now = System.nanoTime();
+                if (status != TransferStatus.SUCCESS) {
+                    checkPeer();
+                    throw new CliException(current + " failed: " + f.failureMessage());
+                }
+                if (latencies != null && timedIndex >= 0) {
+                    sample(latencies, timedIndex, now - started);
+                }
+                return;
+            } catch (TimeoutException e) {
+                checkPeer();
+                if (System.nanoTime() - lastProgress > plan.timeout().toNanos()) {
+                    throw new CliException(current + ": an operation did not complete within "
+                            + plan.timeout().toSeconds() + " s (the peer stopped answering)");
+                }
+            }
+        }
+    }
+
+    private void sample(long[] latencies, int timedIndex, long nanos) {
+        if (timedIndex % stride == 0) {
+            latencies[(int) (timedIndex / stride)] = nanos;
+        }
+    }
+
+    private void checkPeer() {
+        if (channel.isPeerClosed()) {
+            throw new CliException("the peer closed the connection during " + current
+                    + " (its process ended or was killed)");
+        }
+    }
+
+    private Bootstrap.Message exchange(Bootstrap.Message message) {
+        return exchange(message, plan.timeout());
+    }
+
+    private Bootstrap.Message exchange(Bootstrap.Message message, java.time.Duration wait) {
+        try {
+            channel.send(message, plan.timeout());
+            return channel.receive(wait);
+        } catch (BootstrapException e) {
+            if (e.reason() == BootstrapException.Reason.CLOSED) {
+                throw new CliException("the peer closed the connection during " + current
+                        + " (its process ended or was killed)", e);
+            }
+            throw new CliException(current + ": " + e.getMessage(), e);
+        }
+    }
+}

@@ -1,0 +1,72 @@
+package io.slime4j.cli;
+
+import io.slime4j.endpoint.EndpointConfig;
+import io.slime4j.soft.SoftConfig;
+import io.slime4j.soft.SoftDevice;
+import io.slime4j.verbs.Counter;
+import io.slime4j.verbs.Counters;
+import io.slime4j.wire.Wire;
+import io.slime4j.wire.udp.UdpConfig;
+import io.slime4j.wire.udp.UdpWire;
+import java.net.Inet6Address;
+import java.net.InetAddress;
+
+/** What both sides of {@code perf} open: a wire, a soft device on it, and the endpoint settings. */
+final class PerfEndpoints {
+    /** The transport counters every result row reports, summed over both sides. */
+    static final Counter[] REPORTED = {Counter.RETRANSMITS, Counter.DUPLICATES, Counter.TIMEOUTS};
+
+    private PerfEndpoints() {}
+
+    /** A UDP wire with the {@code slime4j.udp.*} settings of the environment. */
+    static UdpWire udpWire() {
+        return new UdpWire(UdpConfig.fromEnvironment());
+    }
+
+    /** A device on {@code wire}: for UDP bound to {@code local} (the address the peer reaches us by), any port. */
+    static SoftDevice device(Wire wire, InetAddress local, String name) {
+        String address;
+        if (wire instanceof UdpWire) {
+            String host = local.getHostAddress();
+            address = "udp:" + (local instanceof Inet6Address ? "[" + host + "]" : host) + ":0";
+        } else {
+            address = "inproc:" + name;
+        }
+        return SoftDevice.open(wire, address, SoftConfig.builder().name(name).build());
+    }
+
+    /**
+     * The endpoint settings of one side: the environment's {@code slime4j.endpoint.*}, then the
+     * run's queue pairs, selector and signaling.
+     *
+     * @throws IllegalArgumentException if a setting is out of range or not available in this build
+     */
+    static EndpointConfig config(String name, int qps, String selector, int signalEvery) {
+        EndpointConfig.Builder b = EndpointConfig.fromEnvironment().name(name).qps(qps);
+        applySelectorAndSignaling(b, selector, signalEvery);
+        return b.build();
+    }
+
+    /**
+     * Applies {@code --selector} and {@code --signal-every}. The endpoint settings they map to
+     * (a queue pair selector, selective signaling) are not in this build yet, so anything but the
+     * default is refused here, in the one place that will set them.
+     */
+    private static void applySelectorAndSignaling(EndpointConfig.Builder b, String selector, int signalEvery) {
+        if (selector != null) {
+            throw new IllegalArgumentException("--selector is not available in this build");
+        }
+        if (signalEvery != 0) {
+            throw new IllegalArgumentException("--signal-every is not available in this build");
+        }
+    }
+
+    /** The reported counters of {@code counters}. */
+    static long[] snapshot(Counters counters) {
+        long[] v = new long[REPORTED.length];
+        for (int i = 0; i < v.length; i++) {
+            v[i] = counters.get(REPORTED[i]);
+        }
+        return v;
+    }
+}

@@ -1,0 +1,97 @@
+package io.slime4j.cli;
+
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * A validated {@code perf} run: the rows to measure and the settings both sides use.
+ *
+ * @param rows        the result rows, in order
+ * @param qps         io queue pairs of each endpoint
+ * @param selector    the queue pair selector name, or null for the endpoint's default
+ * @param signalEvery signal one request in this many, or 0 for the endpoint's default
+ * @param wire        {@code udp} or {@code inproc}
+ * @param verify      check every byte where it landed
+ * @param json        one JSON object per row instead of the table
+ * @param timeout     bound of connecting, of each bootstrap message, and of a transfer without progress
+ */
+record PerfPlan(List<Row> rows, int qps, String selector, int signalEvery, String wire, boolean verify, boolean json,
+                Duration timeout) {
+
+    /** Operations {@code perf} measures. */
+    enum Op {
+        WRITE("write", "RDMA_Write"), READ("read", "RDMA_Read"), WRITE_IMM("write-imm", "RDMA_Write_Imm"),
+        SEND("send", "Send");
+
+        final String cli;
+        final String title;
+
+        Op(String cli, String title) {
+            this.cli = cli;
+            this.title = title;
+        }
+
+        static Op parse(String text) {
+            for (Op op : values()) {
+                if (op.cli.equals(text)) {
+                    return op;
+                }
+            }
+            throw new IllegalArgumentException("--op must be write, read, write-imm or send, was '" + text + "'");
+        }
+    }
+
+    /** Bandwidth (many outstanding) or latency (one at a time). */
+    enum Mode {
+        BW, LAT;
+
+        String cli() {
+            return name().toLowerCase();
+        }
+    }
+
+    /**
+     * One result row.
+     *
+     * @param op     the operation
+     * @param mode   bandwidth or latency
+     * @param bytes  bytes per operation
+     * @param iters  timed operations
+     * @param warmup untimed operations before them
+     * @param depth  operations outstanding at most
+     */
+    record Row(Op op, Mode mode, long bytes, int iters, int warmup, int depth) {
+        /** Operations the peer sees: warm-up and timed. */
+        long count() {
+            return (long) warmup + iters;
+        }
+
+        /** Distinct buffer slots used: up to {@code depth}, within {@link #REGION_CAP} (at least one). */
+        int slots() {
+            return (int) Math.max(1, Math.min(depth, REGION_CAP / bytes));
+        }
+
+        /** Bytes of the regions the row touches. */
+        long regionBytes() {
+            return slots() * bytes;
+        }
+
+        /** Bytes the row writes and the receiver checks: every slot that was used. */
+        long checkedBytes() {
+            return Math.min(count(), slots()) * bytes;
+        }
+
+        /** A short name: {@code write 4 KiB}. */
+        String label() {
+            return op.cli + " " + Sizes.format(bytes);
+        }
+    }
+
+    /** Regions hold up to this many bytes of slots (a single operation may be larger). */
+    static final long REGION_CAP = 64L << 20;
+
+    /** Bytes each side registers: the largest row's. */
+    long regionBytes() {
+        return rows.stream().mapToLong(Row::regionBytes).max().orElse(1);
+    }
+}

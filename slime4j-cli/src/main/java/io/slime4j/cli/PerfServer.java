@@ -1,0 +1,227 @@
+package io.slime4j.cli;
+
+import io.slime4j.endpoint.Bootstrap;
+import io.slime4j.endpoint.EndpointConfig;
+import io.slime4j.endpoint.RdmaEndpoint;
+import io.slime4j.endpoint.TransferFuture;
+import io.slime4j.endpoint.TransferStatus;
+import io.slime4j.soft.SoftDevice;
+import io.slime4j.wire.Wire;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.BiConsumer;
+import java.util.function.Supplier;
+
+/**
+ * The passive side of {@code perf}: one session with one client. It learns the run's settings from
+ * the client's hello, opens its endpoint with one region ({@code remote}), and per row prepares the
+ * data (fills it for reads), receives what two-sided and immediate rows send, checks every byte
+ * that landed and reports its transport counters. Exits when the client says bye or is gone.
+ */
+final class PerfServer {
+    /** Protocol version both sides must speak. */
+    static final String PROTOCOL = "1";
+    /** How long the server waits for the client's next command (a row may run for minutes). */
+    static final Duration COMMAND_WAIT = Duration.ofMinutes(10);
+
+    private final Bootstrap.Channel channel;
+    private final Supplier<Wire> wires;
+    private final Duration timeout;
+    private final BiConsumer<String, MemorySegment> tamper;
+
+    PerfServer(Bootstrap.Channel channel, Supplier<Wire> wires, Duration timeout) {
+        this(channel, wires, timeout, (phase, region) -> { });
+    }
+
+    /**
+     * A server whose region {@code tamper} may change after a read row's data was prepared
+     * ({@code "prepared"}) and before a row's landed data is checked ({@code "landed"}); tests use
+     * it to show that {@code --verify} catches a wrong byte on either side.
+     */
+    PerfServer(Bootstrap.Channel channel, Supplier<Wire> wires, Duration timeout,
+               BiConsumer<String, MemorySegment> tamper) {
+        this.channel = channel;
+        this.wires = wires;
+        this.timeout = timeout;
+        this.tamper = tamper;
+    }
+
+    /** Runs the session to its end. */
+    void run() throws InterruptedException {
+        Bootstrap.Message hello = channel.receive(timeout);
+        if (!PROTOCOL.equals(hello.get("proto", "")) || hello.info() == null) {
+            channel.send(Bootstrap.Message.of(Map.of("error", "unsupported client (protocol " + hello.get("proto", "?")
+                    + ", expected " + PROTOCOL + ")")), timeout);
+            throw new CliException("the client speaks another perf protocol (" + hello.get("proto", "?") + ")");
+        }
+        int qps = Integer.parseInt(hello.require("qps"));
+        long region = Long.parseLong(hello.require("region"));
+        String selector = hello.get("selector", null);
+        int signalEvery = Integer.parseInt(hello.get("signalEvery", "0"));
+        EndpointConfig config;
+        try {
+            config = PerfEndpoints.config("perf-server", qps, selector, signalEvery);
+        } catch (IllegalArgumentException e) {
+            channel.send(Bootstrap.Message.of(Map.of("error", e.getMessage())), timeout);
+            throw new CliException("the client asked for settings this server refuses: " + e.getMessage());
+        }
+        try (Wire wire = wires.get();
+             SoftDevice device = PerfEndpoints.device(wire, channel.localAddress(), "perf-server");
+             Arena arena = Arena.ofShared();
+             RdmaEndpoint ep = RdmaEndpoint.open(device, config)) {
+            MemorySegment remote = arena.allocate(region, 4096);
+            ep.register("remote", remote);
+            try {
+                ep.connect(hello.info());
+            } catch (IllegalArgumentException e) { // settings that do not match the client's (e.g. messageSlots)
+                channel.send(Bootstrap.Message.of(Map.of("error", e.getMessage())), timeout);
+                throw new CliException("the client's endpoint does not fit this one: " + e.getMessage(), e);
+            }
+            channel.send(Bootstrap.Message.of(ep.info(), Map.of("proto", PROTOCOL)), timeout);
+            Receiver receiver = null;
+            long[] before = null;
+            Map<String, String> row = null;
+            while (true) {
+                Bootstrap.Message m = channel.receive(COMMAND_WAIT);
+                switch (m.require("cmd")) {
+                    case "row" -> {
+                        row = m.options();
+                        PerfPlan.Op op = PerfPlan.Op.parse(m.require("op"));
+                        long bytes = Long.parseLong(m.require("bytes"));
+                        int slots = Integer.parseInt(m.require("slots"));
+                        long count = Long.parseLong(m.require("count"));
+                        if (op == PerfPlan.Op.READ) {
+                            Pattern.fill(remote, 0, slots * bytes, Long.parseLong(m.require("seed")));
+                            tamper.accept("prepared", remote);
+                        }
+                        receiver = op == PerfPlan.Op.SEND || op == PerfPlan.Op.WRITE_IMM
+                                ? Receiver.start(ep, op, bytes, slots, count, Integer.parseInt(m.require("depth")), timeout)
+                                : null;
+                        before = PerfEndpoints.snapshot(device.counters());
+                        channel.send(Bootstrap.Message.of(Map.of("cmd", "ready")), timeout);
+                    }
+                    case "done" -> {
+                        if (row == null) {
+                            throw new CliException("the client sent 'done' before a row");
+                        }
+                        channel.send(Bootstrap.Message.of(finish(row, receiver, remote, device, before)), timeout);
+                        row = null;
+                        receiver = null;
+                    }
+                    case "bye" -> {
+                        return;
+                    }
+                    default -> throw new CliException("the client sent an unknown command '" + m.require("cmd") + "'");
+                }
+            }
+        }
+    }
+
+    private Map<String, String> finish(Map<String, String> row, Receiver receiver, MemorySegment remote,
+                                       SoftDevice device, long[] before) throws InterruptedException {
+        Map<String, String> result = new LinkedHashMap<>();
+        result.put("cmd", "result");
+        PerfPlan.Op op = PerfPlan.Op.parse(row.get("op"));
+        if (receiver != null) {
+            String error = receiver.join(timeout);
+            if (error != null) {
+                result.put("error", error);
+            }
+        }
+        if (Boolean.parseBoolean(row.get("verify")) && op != PerfPlan.Op.READ && !result.containsKey("error")) {
+            long seed = Long.parseLong(row.get("seed"));
+            long checked = Long.parseLong(row.get("checked"));
+            tamper.accept("landed", remote);
+            long at = Pattern.firstMismatch(remote, 0, checked, seed);
+            result.put("mismatch", Long.toString(at));
+            if (at >= 0) {
+                result.put("actual", Integer.toString(remote.get(ValueLayout.JAVA_BYTE, at) & 0xFF));
+                result.put("expected", Integer.toString(Pattern.at(seed, at) & 0xFF));
+            }
+        }
+        long[] after = PerfEndpoints.snapshot(device.counters());
+        for (int i = 0; i < after.length; i++) {
+            result.put(PerfEndpoints.REPORTED[i].name(), Long.toString(after[i] - before[i]));
+        }
+        return result;
+    }
+
+    /**
+     * Takes what a two-sided or immediate row sends: posts receives in send order (a window of
+     * the client's depth ahead) or consumes immediates, and checks that every one arrived.
+     */
+    static final class Receiver {
+        private Thread thread;
+        private volatile String error;
+
+        private Receiver() {}
+
+        static Receiver start(RdmaEndpoint ep, PerfPlan.Op op, long bytes, int slots, long count, int depth,
+                              Duration timeout) {
+            Receiver r = new Receiver();
+            r.thread = Thread.ofPlatform().daemon().name("perf-receiver").start(() -> {
+                try {
+                    if (op == PerfPlan.Op.SEND) {
+                        receive(ep, bytes, slots, count, Math.max(1, Math.min(depth, ep.config().messageSlots())), timeout);
+                    } else {
+                        immediates(ep, count, timeout);
+                    }
+                } catch (Exception e) {
+                    r.error = e.getMessage() == null ? e.toString() : e.getMessage();
+                }
+            });
+            return r;
+        }
+
+        private static void receive(RdmaEndpoint ep, long bytes, int slots, long count, int window, Duration timeout)
+                throws InterruptedException, TimeoutException {
+            ArrayDeque<TransferFuture> posted = new ArrayDeque<>();
+            long next = 0;
+            for (long done = 0; done < count; done++) {
+                while (next < count && posted.size() < window) {
+                    posted.add(ep.recv("remote", (next % slots) * bytes, bytes));
+                    next++;
+                }
+                TransferFuture f = posted.poll();
+                if (f.await(timeout.toMillis(), TimeUnit.MILLISECONDS) != TransferStatus.SUCCESS) {
+                    throw new IllegalStateException("receive " + done + " failed: " + f.failureMessage());
+                }
+                if (f.byteCount() != bytes) {
+                    throw new IllegalStateException("receive " + done + " got " + f.byteCount() + " bytes, expected " + bytes);
+                }
+            }
+        }
+
+        private static void immediates(RdmaEndpoint ep, long count, Duration timeout)
+                throws InterruptedException, TimeoutException {
+            long sum = 0;
+            for (long i = 0; i < count; i++) {
+                TransferFuture f = ep.immRecv();
+                if (f.await(timeout.toMillis(), TimeUnit.MILLISECONDS) != TransferStatus.SUCCESS) {
+                    throw new IllegalStateException("immediate " + i + " failed: " + f.failureMessage());
+                }
+                sum += Integer.toUnsignedLong(f.immediate());
+            }
+            long expected = count * (count - 1) / 2;
+            if (sum != expected) {
+                throw new IllegalStateException("the immediates of the row sum to " + sum + ", expected " + expected
+                        + " (0, 1, .. " + (count - 1) + ")");
+            }
+        }
+
+        /** Waits (bounded) for the receiver; its error, or null. */
+        String join(Duration timeout) throws InterruptedException {
+            if (!thread.join(timeout.plusSeconds(5))) {
+                return "not every operation arrived within " + timeout.toSeconds() + " s of the client's last completion";
+            }
+            return error;
+        }
+    }
+}
