@@ -48,16 +48,16 @@ final class PerfEndpoints {
     }
 
     /**
-     * Applies {@code --selector} and {@code --signal-every}. The endpoint settings they map to
-     * (a queue pair selector, selective signaling) are not in this build yet, so anything but the
-     * default is refused here, in the one place that will set them.
+     * Applies {@code --selector} (a built-in selector's name; null keeps the endpoint's default) and
+     * {@code --signal-every} (0 keeps the endpoint's default). An unknown selector name is an
+     * {@link IllegalArgumentException} naming the known ones.
      */
     private static void applySelectorAndSignaling(EndpointConfig.Builder b, String selector, int signalEvery) {
         if (selector != null) {
-            throw new IllegalArgumentException("--selector is not available in this build");
+            b.selector(selector);
         }
         if (signalEvery != 0) {
-            throw new IllegalArgumentException("--signal-every is not available in this build");
+            b.signalEvery(signalEvery);
         }
     }
 

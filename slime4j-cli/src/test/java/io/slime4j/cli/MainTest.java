@@ -61,7 +61,7 @@ class MainTest {
             {"perf", "--size", "2G"}, {"perf", "--depth", "0"}, {"perf", "--qps", "65"}, {"perf", "--iters", "x"},
             {"perf", "--wire", "rdma"}, {"perf", "--bogus"}, {"perf", "--server", "--op", "read"}, {"perf", "--port", "1"},
             {"perf", "--mode", "lat", "--depth", "4"}, {"perf", "--size", "1K", "--sizes", "1:2"},
-            {"perf", "--signal-every", "4"}, {"perf", "--selector", "stripe"}, {"perf", "--connect", ":1"},
+            {"perf", "--signal-every", "0"}, {"perf", "--selector", "stripe"}, {"perf", "--connect", ":1"},
             {"perf", "--wire", "inproc", "--connect", "h:1"}, {"demo", "--size", "12Q"}, {"bogus"}};
         for (String[] c : cases) {
             err.reset();
@@ -70,9 +70,9 @@ class MainTest {
                     .startsWith("slime4j").contains("--help").doesNotContain("Exception");
         }
         err.reset();
-        run("perf", "--signal-every", "4");
-        assertThat(err().strip()).isEqualTo("slime4j perf: --signal-every is not available in this build"
-                + " (see: slime4j perf --help)");
+        run("perf", "--selector", "stripe");
+        assertThat(err().strip()).isEqualTo("slime4j perf: unknown QP selector 'stripe'; known: single, round-robin,"
+                + " round-robin-all, striped (see: slime4j perf --help)");
         err.reset();
         run("demo", "--size", "12Q");
         assertThat(err().strip()).isEqualTo(

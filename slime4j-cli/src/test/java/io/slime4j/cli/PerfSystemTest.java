@@ -158,11 +158,11 @@ class PerfSystemTest {
 
     @Test
     @Timeout(60)
-    void settingsThisBuildLacksAreRefusedInOneLine() throws Exception {
+    void anUnknownSelectorIsRefusedInOneLine() throws Exception {
         try (CliProcess p = CliProcess.start("perf", "--selector", "stripe")) {
             assertThat(p.exit(30)).isEqualTo(2);
-            assertThat(p.err()).containsExactly(
-                    "slime4j perf: --selector is not available in this build (see: slime4j perf --help)");
+            assertThat(p.err()).containsExactly("slime4j perf: unknown QP selector 'stripe'; known: single, round-robin,"
+                    + " round-robin-all, striped (see: slime4j perf --help)");
         }
     }
 

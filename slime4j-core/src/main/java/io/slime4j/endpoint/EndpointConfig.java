@@ -266,7 +266,7 @@ public record EndpointConfig(String name, int qps, int ioSlots, int requestsPerS
     public static Map<String, String> environmentSettings() {
         Map<String, String> m = new java.util.LinkedHashMap<>();
         for (String key : new String[] {"name", "qps", "ioSlots", "requestsPerSlot", "maxRequestBytes", "messageSlots",
-                "immWindow", "sendQueueDepth", "slotTimeout", "pollTimeout"}) {
+                "immWindow", "sendQueueDepth", "slotTimeout", "pollTimeout", "selector", "stripeMinBytes", "signalEvery"}) {
             m.put("slime4j.endpoint." + key, "SLIME4J_ENDPOINT_" + key.replaceAll("([A-Z])", "_$1").toUpperCase());
         }
         return java.util.Collections.unmodifiableMap(m);

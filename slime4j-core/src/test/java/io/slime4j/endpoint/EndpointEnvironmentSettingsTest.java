@@ -12,16 +12,18 @@ class EndpointEnvironmentSettingsTest {
     @Test
     void everyListedSettingIsReadFromItsPropertyAndItsVariableAndNamesARecordComponent() throws Exception {
         Map<String, String> settings = EndpointConfig.environmentSettings();
-        assertThat(settings).containsEntry("slime4j.endpoint.ioSlots", "SLIME4J_ENDPOINT_IO_SLOTS").hasSize(10);
+        assertThat(settings).containsEntry("slime4j.endpoint.ioSlots", "SLIME4J_ENDPOINT_IO_SLOTS").hasSize(13);
         EndpointConfig defaults = EndpointConfig.defaults();
         for (Map.Entry<String, String> e : settings.entrySet()) {
             String component = e.getKey().substring(e.getKey().lastIndexOf('.') + 1);
             RecordComponent rc = java.util.Arrays.stream(EndpointConfig.class.getRecordComponents())
                     .filter(c -> c.getName().equals(component)).findFirst().orElseThrow();
-            Object other = other(rc.getAccessor().invoke(defaults));
+            boolean selector = component.equals("selector"); // a factory, named in the environment
+            Object other = selector ? QpSelector.factory("round-robin") : other(rc.getAccessor().invoke(defaults));
+            String text = selector ? "round-robin" : other.toString();
             EndpointConfig byProperty = EndpointConfig.builder()
-                    .apply(k -> k.equals(e.getKey()) ? other.toString() : null, Map.of()).build();
-            EndpointConfig byVariable = EndpointConfig.builder().apply(k -> null, Map.of(e.getValue(), other.toString())).build();
+                    .apply(k -> k.equals(e.getKey()) ? text : null, Map.of()).build();
+            EndpointConfig byVariable = EndpointConfig.builder().apply(k -> null, Map.of(e.getValue(), text)).build();
             assertThat(rc.getAccessor().invoke(byProperty)).as(e.getKey()).isEqualTo(other);
             assertThat(rc.getAccessor().invoke(byVariable)).as(e.getValue()).isEqualTo(other);
         }
