@@ -14,6 +14,7 @@ import io.slime4j.verbs.QueuePair;
 import io.slime4j.verbs.RemoteRegion;
 import io.slime4j.verbs.WorkCompletion;
 import io.slime4j.verbs.WorkRequest;
+import io.slime4j.wire.udp.UdpConfig;
 import io.slime4j.wire.udp.UdpWire;
 
 import java.io.BufferedReader;
@@ -48,8 +49,9 @@ public final class WriteBench {
             return;
         }
         Options o = Options.parse(args);
-        System.out.printf("WriteBench: %s per size, %d outstanding, mtu %d, best of %d rounds; two processes on loopback%n",
-                Options.format(o.bytes), o.depth, o.mtu, o.rounds);
+        System.out.printf("WriteBench: %s per size, %d outstanding, mtu %d, best of %d rounds; two processes on loopback;"
+                + " udp backend %s%n", Options.format(o.bytes), o.depth, o.mtu, o.rounds,
+                UdpConfig.fromEnvironment().backend().resolve());
         List<String> rows = new ArrayList<>();
         double[] slime = slimeWrites(o);
         double[] tcp = tcpWrites(o);

@@ -53,6 +53,7 @@ public final class SoftDevice implements VerbsDevice {
     private final ProgressAgent agent;
     private final ConcurrentLinkedQueue<Runnable> commands = new ConcurrentLinkedQueue<>();
     private final HeaderFlyweight txHeader = new HeaderFlyweight();
+    private final boolean portGathers;
     private final HeaderFlyweight rxHeader = new HeaderFlyweight();
     private final MemorySegment scratch8 = Arena.ofAuto().allocate(8, 8);
     private final PacketHandler packetHandler = this::onPacket;
@@ -72,6 +73,7 @@ public final class SoftDevice implements VerbsDevice {
         long tick = config.timerTick().toNanos();
         this.timers = new TimerWheel(tick, 4096, System.nanoTime());
         this.txHeader.wrap(Arena.ofAuto().allocate(port.maxPacketSize(), 64));
+        this.portGathers = port.gathers();
         this.agent = new ProgressAgent(this, config);
         port.onReceivable(agent::wakeup);
         this.jmx = JmxCounters.register(counters, "io.slime4j:type=SoftDevice,name=" + JmxCounters.quote(name));
@@ -297,6 +299,29 @@ public final class SoftDevice implements VerbsDevice {
     /** Sends the packet built in the transmit buffer to {@code qp}'s peer. */
     void transmit(SoftQueuePair qp, int length, boolean priority) {
         if (port.send(qp.peerAddress(), txHeader.segment(), length, priority)) {
+            CounterSet c = qp.countersSet();
+            c.increment(Counter.PACKETS_SENT);
+            c.add(Counter.BYTES_SENT, length);
+        } else {
+            qp.countersSet().increment(Counter.SEND_DROPS);
+        }
+    }
+
+    /** Whether the port sends a header and a payload from registered memory without copying. */
+    boolean portGathers() {
+        return portGathers;
+    }
+
+    /**
+     * Sends the header built in the transmit buffer ({@code headerLength} bytes) followed by
+     * {@code payloadLength} bytes of {@code payload} from {@code payloadOffset}, gathered by the
+     * port, to {@code qp}'s peer.
+     */
+    void transmit(SoftQueuePair qp, int headerLength, MemorySegment payload, long payloadOffset, int payloadLength,
+                  boolean priority) {
+        int length = headerLength + payloadLength;
+        if (port.send(qp.peerAddress(), txHeader.segment(), headerLength, payload, payloadOffset, payloadLength,
+                priority)) {
             CounterSet c = qp.countersSet();
             c.increment(Counter.PACKETS_SENT);
             c.add(Counter.BYTES_SENT, length);

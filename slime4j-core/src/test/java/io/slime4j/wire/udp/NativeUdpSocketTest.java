@@ -1,0 +1,174 @@
+package io.slime4j.wire.udp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.slime4j.wire.udp.Datagrams.Received;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * What the native backend adds: the gathering send of a header and a payload from two segments,
+ * and its choice by {@link UdpConfig.Backend}. The build grants native access, so the backend must
+ * be available here (fails rather than skips otherwise).
+ */
+@Timeout(20)
+class NativeUdpSocketTest {
+    private final UdpWire nativeWire = new UdpWire(UdpConfig.builder().backend(UdpConfig.Backend.NATIVE).build());
+    private final UdpWire nioWire = new UdpWire(UdpConfig.builder().backend(UdpConfig.Backend.NIO).build());
+
+    @BeforeAll
+    static void nativeBackendAvailable() {
+        assertThat(UdpConfig.Backend.nativeUnavailability()).as("native udp backend unavailable").isNull();
+    }
+
+    @AfterEach
+    void closeWires() {
+        nativeWire.close();
+        nioWire.close();
+    }
+
+    @Test
+    void theBackendIsTheOneConfiguredAndAutoMeansNativeWhenAvailable() {
+        assertThat(nativeWire.bind("").backend()).isEqualTo(UdpConfig.Backend.NATIVE);
+        assertThat(nioWire.bind("").backend()).isEqualTo(UdpConfig.Backend.NIO);
+        assertThat(UdpConfig.Backend.AUTO.resolve()).isEqualTo(UdpConfig.Backend.NATIVE);
+        assertThat(nativeWire.bind("").gathers()).isTrue();
+        assertThat(nioWire.bind("").gathers()).isFalse();
+    }
+
+    @Test
+    void aGatheredDatagramIsTheHeaderFollowedByThePayloadSliceByteExactAcrossBackends() {
+        UdpPort sender = nativeWire.bind("");
+        UdpPort nio = nioWire.bind("");
+        UdpPort nat = nativeWire.bind("");
+        nat.resolve(sender.localAddress().text());
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment header = arena.allocate(64);
+            header.copyFrom(MemorySegment.ofArray(Datagrams.bytes(64, 7)));
+            MemorySegment payload = arena.allocate(100_000);
+            payload.copyFrom(MemorySegment.ofArray(Datagrams.bytes(100_000, 3)));
+
+            assertThat(sender.send(nio.localAddress(), header, 64, payload, 12_345, 40_000, false)).isTrue();
+            assertThat(sender.send(nat.localAddress(), header, 64, payload, 99_000, 1_000, true)).isTrue();
+            assertThat(sender.send(nat.localAddress(), header, 64, payload, 0, 0, false)).isTrue();
+
+            byte[] expected = concat(Datagrams.bytes(64, 7), Arrays.copyOfRange(Datagrams.bytes(100_000, 3), 12_345,
+                    52_345));
+            List<Received> atNio = Datagrams.receive(nio, 1, 5_000);
+            assertThat(atNio).hasSize(1);
+            assertThat(atNio.get(0).bytes()).isEqualTo(expected);
+            List<Received> atNative = Datagrams.receive(nat, 2, 5_000);
+            assertThat(atNative).hasSize(2);
+            assertThat(atNative.get(0).bytes()).isEqualTo(concat(Datagrams.bytes(64, 7),
+                    Arrays.copyOfRange(Datagrams.bytes(100_000, 3), 99_000, 100_000)));
+            assertThat(atNative.get(1).bytes()).isEqualTo(Datagrams.bytes(64, 7));
+            assertThat(atNative.get(0).from()).isEqualTo(sender.localAddress());
+        }
+    }
+
+    @Test
+    void aGatheredSendOutsideItsSegmentsOrLargerThanADatagramIsRejected() {
+        UdpPort a = nativeWire.bind("");
+        UdpPort b = nativeWire.bind("");
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment header = arena.allocate(64);
+            MemorySegment payload = arena.allocate(70_000);
+            assertThatThrownBy(() -> a.send(b.localAddress(), header, 64, payload, 69_000, 2_000, false))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("payload 69000+2000");
+            assertThatThrownBy(() -> a.send(b.localAddress(), header, 64, payload, 0, 65_500, false))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at most 65507");
+            assertThatThrownBy(() -> a.send(b.localAddress(), header, 65, payload, 0, 1, false))
+                    .isInstanceOf(IllegalArgumentException.class);
+        }
+        assertThat(a.stats().datagramsSent()).isZero();
+    }
+
+    @Test
+    void theNioBackendCopiesThePayloadBehindTheHeaderAndNeedsRoomForIt() {
+        UdpPort a = nioWire.bind("");
+        UdpPort b = nioWire.bind("");
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment packet = arena.allocate(1_000);
+            packet.asSlice(0, 10).fill((byte) 1);
+            MemorySegment payload = arena.allocate(500);
+            payload.fill((byte) 2);
+            assertThatThrownBy(() -> a.send(b.localAddress(), packet.asSlice(0, 10), 10, payload, 0, 500, false))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("no room");
+
+            assertThat(a.send(b.localAddress(), packet, 10, payload, 100, 400, false)).isTrue();
+
+            List<Received> got = Datagrams.receive(b, 1, 5_000);
+            assertThat(got).hasSize(1);
+            byte[] expected = new byte[410];
+            Arrays.fill(expected, 0, 10, (byte) 1);
+            Arrays.fill(expected, 10, 410, (byte) 2);
+            assertThat(got.get(0).bytes()).isEqualTo(expected);
+        }
+    }
+
+    @Test
+    void aClosedNativePortSendsNothingAndReceivesNothing() {
+        UdpPort a = nativeWire.bind("");
+        UdpPort b = nativeWire.bind("");
+        b.close();
+        a.close();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment header = arena.allocate(64);
+            assertThat(a.send(b.localAddress(), header, 64, false)).isFalse();
+            assertThat(a.send(b.localAddress(), header, 32, header, 32, 32, false)).isFalse();
+        }
+        assertThat(b.receive((p, l, f) -> { }, 16)).isZero();
+        assertThat(a.stats().sendErrors()).isZero();
+    }
+
+    @Test
+    void aPayloadInFreedMemoryIsRefusedNotRead() {
+        UdpPort a = nativeWire.bind("");
+        UdpPort b = nativeWire.bind("");
+        MemorySegment header = Arena.ofAuto().allocate(64);
+        Arena arena = Arena.ofShared();
+        MemorySegment payload = arena.allocate(4096);
+        arena.close();
+        assertThatThrownBy(() -> a.send(b.localAddress(), header, 64, payload, 0, 4096, false))
+                .isInstanceOf(IllegalStateException.class);
+        assertThat(Datagrams.receiveOnce(b, 16)).isEmpty();
+    }
+
+    @Test
+    void theLargestDatagramGathersAndALargerOneIsDroppedAndCountedAtTheReceiver() {
+        UdpPort a = nativeWire.bind("");
+        UdpPort small;
+        try (UdpWire w = new UdpWire(UdpConfig.builder().backend(UdpConfig.Backend.NATIVE).maxDatagramSize(1024)
+                .build())) {
+            small = w.bind("");
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment header = arena.allocate(64);
+                MemorySegment payload = arena.allocate(65_507);
+                payload.set(ValueLayout.JAVA_BYTE, 65_442, (byte) 9);
+                assertThat(a.send(small.localAddress(), header, 64, payload, 0, 960, false)).isTrue();
+                assertThat(a.send(small.localAddress(), header, 64, payload, 0, 65_443, false)).isTrue();
+                Datagrams.settle();
+                List<Received> got = Datagrams.receive(small, 1, 5_000);
+                assertThat(got).hasSize(1);
+                assertThat(got.get(0).bytes()).hasSize(1024);
+                Datagrams.settle();
+                assertThat(Datagrams.receiveOnce(small, 16)).isEmpty();
+                assertThat(small.stats().oversizeDrops()).isEqualTo(1);
+            }
+        }
+    }
+
+    private static byte[] concat(byte[] a, byte[] b) {
+        byte[] c = Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, c, a.length, b.length);
+        return c;
+    }
+}
