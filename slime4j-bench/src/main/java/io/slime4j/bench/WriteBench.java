@@ -108,9 +108,10 @@ public final class WriteBench {
                     best[i] = Math.max(best[i], (double) o.sizes[i] * count / (nanos / 1e3));
                 }
             }
-            System.out.printf("slime4j transport: %d packets sent, %d retransmitted, %d timeouts%n",
-                    device.counters().get(Counter.PACKETS_SENT), device.counters().get(Counter.RETRANSMITS),
-                    device.counters().get(Counter.TIMEOUTS));
+            System.out.printf("slime4j transport: %d packets sent, %d retransmitted, %d timeouts, %d send drops "
+                            + "(socket buffer full)%n", device.counters().get(Counter.PACKETS_SENT),
+                    device.counters().get(Counter.RETRANSMITS), device.counters().get(Counter.TIMEOUTS),
+                    device.counters().get(Counter.SEND_DROPS));
         }
         return best;
     }

@@ -63,6 +63,8 @@ final class Responder {
     private boolean ackNow;
     private boolean droppedOutOfOrder;
     private long ackDeadline;
+    private MemorySegment placementSegment;
+    private long placementOffset;
     private int packetsSinceAck;
     /** While holes exist: when to repeat the last ACK (its SACK may have been lost), and the backoff. */
     private long sackRefreshAt;
@@ -409,12 +411,49 @@ final class Responder {
         if (base < 0) {
             return SYNDROME_NAK_REMOTE_ACCESS;
         }
+        if (device.placedPayload()) {
+            return OK; // the wire received the payload at its target already (see writePlacement)
+        }
         try {
             MemorySegment.copy(packet, HEADER_LENGTH, e.segment, base + offset, payload);
         } catch (IllegalStateException | IndexOutOfBoundsException ex) {
             return SYNDROME_NAK_REMOTE_ACCESS;
         }
         return OK;
+    }
+
+    /**
+     * For an RDMA write packet not received yet, of which only the header is known: whether it is
+     * the next one in order and passes every check {@link #placeWrite} makes, so that the wire may
+     * receive its {@code payload} bytes at {@link #placementSegment()} from
+     * {@link #placementOffset()}. The packet then comes through {@link #onPacket} as usual, which
+     * skips the copy. Out-of-order, duplicate and bad packets are declined and arrive whole.
+     */
+    boolean writePlacement(HeaderFlyweight h, int payload) {
+        if (h.psn() != ePsn || payload <= 0) {
+            return false;
+        }
+        int msgLength = h.length();
+        long offset = h.operand1();
+        if (msgLength <= 0 || offset < 0 || payload > msgLength - offset) {
+            return false;
+        }
+        KeyTable.Entry e = remoteEntry(h.rkey(), AccessFlags.REMOTE_WRITE);
+        long base = e == null ? -1 : e.offsetOf(h.address() - offset, msgLength);
+        if (base < 0 || !e.segment.scope().isAlive()) {
+            return false;
+        }
+        placementSegment = e.segment;
+        placementOffset = base + offset;
+        return true;
+    }
+
+    MemorySegment placementSegment() {
+        return placementSegment;
+    }
+
+    long placementOffset() {
+        return placementOffset;
     }
 
     private KeyTable.Entry remoteEntry(long rkey, int access) {

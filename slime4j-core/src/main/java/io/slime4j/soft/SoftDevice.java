@@ -12,6 +12,7 @@ import io.slime4j.verbs.QueuePair;
 import io.slime4j.verbs.VerbsDevice;
 import io.slime4j.verbs.VerbsException;
 import io.slime4j.wire.PacketHandler;
+import io.slime4j.wire.PlacingPacketHandler;
 import io.slime4j.wire.Wire;
 import io.slime4j.wire.WireAddress;
 import io.slime4j.wire.WirePort;
@@ -56,7 +57,7 @@ public final class SoftDevice implements VerbsDevice {
     private final boolean portGathers;
     private final HeaderFlyweight rxHeader = new HeaderFlyweight();
     private final MemorySegment scratch8 = Arena.ofAuto().allocate(8, 8);
-    private final PacketHandler packetHandler = this::onPacket;
+    private final PacketHandler packetHandler = new Placer();
     private final TimerWheel.Handler timeoutHandler =
             (t, now) -> ((SendSegment) t).owner.onTimeout((SendSegment) t, now);
     private volatile SoftQueuePair[] queuePairs = new SoftQueuePair[0];
@@ -65,6 +66,7 @@ public final class SoftDevice implements VerbsDevice {
     private final JmxCounters jmx;
     private volatile boolean closed;
     private long now;
+    private boolean placedPayload; // agent thread only
 
     private SoftDevice(WirePort port, SoftConfig config) {
         this.port = port;
@@ -417,6 +419,75 @@ public final class SoftDevice implements VerbsDevice {
             qp.requester().onCumulativeAck(h.ackPsn(), now);
         }
         qp.responder().onPacket(h, packet, length, now);
+    }
+
+    /**
+     * Receives for the device, and tells a wire that can split datagrams where an in-order RDMA
+     * write's payload goes, so that it lands at its target straight from the socket. Only what
+     * would pass every check of {@link #onPacket} and of the responder's placement is placed;
+     * anything else is declined and then arrives whole, to be handled (and counted) as usual.
+     */
+    private final class Placer implements PlacingPacketHandler {
+        private final HeaderFlyweight peeked = new HeaderFlyweight();
+        private MemorySegment segment;
+        private long offset;
+
+        @Override
+        public void onPacket(MemorySegment packet, int length, WireAddress from) {
+            SoftDevice.this.onPacket(packet, length, from);
+        }
+
+        @Override
+        public int headerLength() {
+            return HEADER_LENGTH;
+        }
+
+        @Override
+        public boolean place(MemorySegment header, int length, WireAddress from) {
+            HeaderFlyweight h = peeked.wrap(header);
+            if (length <= HEADER_LENGTH || h.version() != VERSION || h.type() != TYPE_WRITE) {
+                return false;
+            }
+            int qpn = h.destQpn();
+            SoftQueuePair qp = qpn > 0 && qpn <= MAX_QPS ? byQpn[qpn] : null;
+            if (qp == null || qp.peerAddress() == null || h.token() != qp.localToken()
+                    || !from.equals(qp.peerAddress()) || !qp.isActive()) {
+                return false;
+            }
+            Responder r = qp.responder();
+            if (!r.writePlacement(h, length - HEADER_LENGTH)) {
+                return false;
+            }
+            segment = r.placementSegment();
+            offset = r.placementOffset();
+            return true;
+        }
+
+        @Override
+        public MemorySegment placementSegment() {
+            return segment;
+        }
+
+        @Override
+        public long placementOffset() {
+            return offset;
+        }
+
+        @Override
+        public void onPlacedPacket(MemorySegment packet, int length, WireAddress from) {
+            placedPayload = true;
+            try {
+                SoftDevice.this.onPacket(packet, length, from);
+            } finally {
+                placedPayload = false;
+                segment = null;
+            }
+        }
+    }
+
+    /** Whether the packet being handled had its payload placed by the wire already. */
+    boolean placedPayload() {
+        return placedPayload;
     }
 
     @Override

@@ -19,8 +19,14 @@ import java.util.Locale;
  * the backend cannot run here: another OS or CPU, or no native access for this module (run with
  * {@code --enable-native-access=io.slime4j.core}, or {@code =ALL-UNNAMED} on the class path).
  *
- * <p>Every call captures {@code errno} into a segment the caller passes first, so that a failure
- * can be told from "would block" without a second call.
+ * <p>The control-path calls capture {@code errno} into a segment the caller passes first. The
+ * data-path calls ({@code sendto}, {@code sendmsg}, {@code recvfrom}, {@code recvmsg}) do not: the
+ * JDK's capture slices that segment on every call, an allocation only escape analysis removes, and
+ * it does not whenever the JIT declines to inline the call chain. After a data-path call fails,
+ * {@link #errno()} reads the thread's errno through {@code __errno_location} instead. The JVM could
+ * in principle overwrite errno between the two calls (it may run code of its own on the way back
+ * from native code); the worst that does is misfile one failure as "would block" or as an error,
+ * both of which the engine survives (a resend, a counted error).
  */
 final class Libc {
     static final int AF_INET = 2;
@@ -33,6 +39,7 @@ final class Libc {
     static final int SO_RCVBUF = 8;
     static final int IPPROTO_IPV6 = 41;
     static final int IPV6_V6ONLY = 26;
+    static final int MSG_PEEK = 0x2;
     static final int MSG_TRUNC = 0x20;
     static final int EAGAIN = 11;
     static final int EINTR = 4;
@@ -64,7 +71,10 @@ final class Libc {
     static final MethodHandle SENDTO;
     static final MethodHandle SENDMSG;
     static final MethodHandle RECVFROM;
+    static final MethodHandle RECVMSG;
     static final MethodHandle CLOSE;
+    private static final MethodHandle ERRNO_LOCATION;
+    private static final MemorySegment EVERYTHING;
 
     static {
         Throwable why = null;
@@ -76,7 +86,10 @@ final class Libc {
         MethodHandle sendto = null;
         MethodHandle sendmsg = null;
         MethodHandle recvfrom = null;
+        MethodHandle recvmsg = null;
         MethodHandle close = null;
+        MethodHandle errnoLocation = null;
+        MemorySegment everything = null;
         VarHandle errno = null;
         long captureSize = 0;
         String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
@@ -109,12 +122,13 @@ final class Libc {
                 getsockname = linker.downcallHandle(libc.findOrThrow("getsockname"), FunctionDescriptor.of(i, i, p, p),
                         errnoOption);
                 // raw addresses as longs on the data path, so that no segment is made per datagram
-                sendto = linker.downcallHandle(libc.findOrThrow("sendto"), FunctionDescriptor.of(l, i, l, l, i, l, i),
-                        errnoOption);
-                sendmsg = linker.downcallHandle(libc.findOrThrow("sendmsg"), FunctionDescriptor.of(l, i, l, i),
-                        errnoOption);
+                sendto = linker.downcallHandle(libc.findOrThrow("sendto"), FunctionDescriptor.of(l, i, l, l, i, l, i));
+                sendmsg = linker.downcallHandle(libc.findOrThrow("sendmsg"), FunctionDescriptor.of(l, i, l, i));
                 recvfrom = linker.downcallHandle(libc.findOrThrow("recvfrom"),
-                        FunctionDescriptor.of(l, i, l, l, i, l, l), errnoOption);
+                        FunctionDescriptor.of(l, i, l, l, i, l, l));
+                recvmsg = linker.downcallHandle(libc.findOrThrow("recvmsg"), FunctionDescriptor.of(l, i, l, i));
+                errnoLocation = linker.downcallHandle(libc.findOrThrow("__errno_location"), FunctionDescriptor.of(l));
+                everything = MemorySegment.NULL.reinterpret(Long.MAX_VALUE);
                 close = linker.downcallHandle(libc.findOrThrow("close"), FunctionDescriptor.of(i, i), errnoOption);
             } catch (RuntimeException | LinkageError e) {
                 why = e;
@@ -129,7 +143,10 @@ final class Libc {
         SENDTO = sendto;
         SENDMSG = sendmsg;
         RECVFROM = recvfrom;
+        RECVMSG = recvmsg;
         CLOSE = close;
+        ERRNO_LOCATION = errnoLocation;
+        EVERYTHING = everything;
         ERRNO = errno;
         CAPTURE_SIZE = captureSize;
     }
@@ -150,6 +167,16 @@ final class Libc {
     /** A segment for the captured call state (errno), from {@code arena}. */
     static MemorySegment captureSegment(Arena arena) {
         return arena.allocate(CAPTURE_SIZE, 8);
+    }
+
+    /** This thread's errno now: right after a data-path call failed, its error. */
+    static int errno() {
+        try {
+            long location = (long) ERRNO_LOCATION.invokeExact();
+            return EVERYTHING.get(ValueLayout.JAVA_INT, location);
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
     }
 
     /** The errno a call captured into {@code capture}. */

@@ -48,7 +48,6 @@ final class NativeUdpSocket extends UdpSocket {
     private volatile int state;
 
     // Sending thread only.
-    private final MemorySegment sendCapture;
     private final MemorySegment sendAddress;
     private final MemorySegment message;
     private final MemorySegment iov;
@@ -57,7 +56,6 @@ final class NativeUdpSocket extends UdpSocket {
     private MemorySegment copy;
 
     // Receiving thread only.
-    private final MemorySegment receiveCapture;
     private final MemorySegment sourceAddress;
     private final MemorySegment sourceLength;
     private long lastSource0;
@@ -66,18 +64,22 @@ final class NativeUdpSocket extends UdpSocket {
     private int lastSource3 = -1;
     private InetSocketAddress lastSource;
     private int receivedLength;
+    private final MemorySegment receiveMessage;
+    private final MemorySegment receiveIov;
 
     private NativeUdpSocket(int fd, int family) {
         this.fd = fd;
         this.family = family;
         Arena arena = Arena.ofAuto();
-        sendCapture = Libc.captureSegment(arena);
         sendAddress = arena.allocate(Libc.SOCKADDR_SIZE, 8);
         message = arena.allocate(Libc.MSGHDR_SIZE, 8);
         iov = arena.allocate(Libc.IOVEC.byteSize() * 2, 8);
-        receiveCapture = Libc.captureSegment(arena);
         sourceAddress = arena.allocate(Libc.SOCKADDR_SIZE, 8);
         sourceLength = arena.allocate(4, 4);
+        receiveMessage = arena.allocate(Libc.MSGHDR_SIZE, 8);
+        receiveIov = arena.allocate(Libc.IOVEC.byteSize() * 2, 8);
+        receiveMessage.set(LONG, Libc.MSG_IOV, receiveIov.address());
+        receiveMessage.set(LONG, Libc.MSG_IOVLEN, 2);
         message.set(LONG, Libc.MSG_NAME, sendAddress.address());
         message.set(LONG, Libc.MSG_IOV, iov.address());
         message.set(LONG, Libc.MSG_IOVLEN, 2);
@@ -161,7 +163,10 @@ final class NativeUdpSocket extends UdpSocket {
     }
 
     private static IOException failure(String call, MemorySegment capture) {
-        int errno = Libc.errno(capture);
+        return failure(call, Libc.errno(capture));
+    }
+
+    private static IOException failure(String call, int errno) {
         String text = switch (errno) {
             case 13 -> "permission denied";
             case 22 -> "invalid argument";
@@ -262,7 +267,7 @@ final class NativeUdpSocket extends UdpSocket {
         long n;
         try {
             if (secondLength == 0) {
-                n = (long) Libc.SENDTO.invokeExact(sendCapture, fd, first, (long) firstLength, 0, sendAddress.address(),
+                n = (long) Libc.SENDTO.invokeExact(fd, first, (long) firstLength, 0, sendAddress.address(),
                         targetLength);
             } else {
                 iov.set(LONG, 0, first);
@@ -270,7 +275,7 @@ final class NativeUdpSocket extends UdpSocket {
                 iov.set(LONG, 16, second);
                 iov.set(LONG, 24, secondLength);
                 message.set(INT, Libc.MSG_NAMELEN, targetLength);
-                n = (long) Libc.SENDMSG.invokeExact(sendCapture, fd, message.address(), 0);
+                n = (long) Libc.SENDMSG.invokeExact(fd, message.address(), 0);
             }
         } catch (Throwable t) {
             throw rethrow(t);
@@ -280,11 +285,11 @@ final class NativeUdpSocket extends UdpSocket {
         if (n >= 0) {
             return true;
         }
-        int errno = Libc.errno(sendCapture);
+        int errno = Libc.errno();
         if (errno == Libc.EAGAIN || errno == Libc.ENOBUFS || errno == Libc.EINTR) {
             return false;
         }
-        throw failure(secondLength == 0 ? "sendto" : "sendmsg", sendCapture);
+        throw failure(secondLength == 0 ? "sendto" : "sendmsg", errno);
     }
 
     private static RuntimeException rethrow(Throwable t) {
@@ -305,7 +310,7 @@ final class NativeUdpSocket extends UdpSocket {
         long n;
         try {
             sourceLength.set(ValueLayout.JAVA_INT, 0, Libc.SOCKADDR_SIZE);
-            n = (long) Libc.RECVFROM.invokeExact(receiveCapture, fd, into.address(), into.byteSize(), Libc.MSG_TRUNC,
+            n = (long) Libc.RECVFROM.invokeExact(fd, into.address(), into.byteSize(), Libc.MSG_TRUNC,
                     sourceAddress.address(), sourceLength.address());
         } catch (Throwable t) {
             throw rethrow(t);
@@ -313,14 +318,84 @@ final class NativeUdpSocket extends UdpSocket {
             release();
         }
         if (n < 0) {
-            int errno = Libc.errno(receiveCapture);
+            int errno = Libc.errno();
             if (errno == Libc.EAGAIN || errno == Libc.EINTR) {
                 return null;
             }
-            throw failure("recvfrom", receiveCapture);
+            throw failure("recvfrom", errno);
         }
         receivedLength = (int) Math.min(n, Integer.MAX_VALUE); // MSG_TRUNC: the datagram's real length
         return source();
+    }
+
+    @Override
+    boolean splits() {
+        return true;
+    }
+
+    @Override
+    InetSocketAddress peek(MemorySegment into, int headerLength) throws IOException {
+        if (headerLength < 0 || headerLength > into.byteSize()) {
+            throw new IndexOutOfBoundsException("header " + headerLength + " of " + into.byteSize());
+        }
+        if (!acquire()) {
+            throw new ClosedChannelException();
+        }
+        long n;
+        try {
+            sourceLength.set(ValueLayout.JAVA_INT, 0, Libc.SOCKADDR_SIZE);
+            n = (long) Libc.RECVFROM.invokeExact(fd, into.address(), (long) headerLength,
+                    Libc.MSG_PEEK | Libc.MSG_TRUNC, sourceAddress.address(), sourceLength.address());
+        } catch (Throwable t) {
+            throw rethrow(t);
+        } finally {
+            release();
+        }
+        if (n < 0) {
+            int errno = Libc.errno();
+            if (errno == Libc.EAGAIN || errno == Libc.EINTR) {
+                return null;
+            }
+            throw failure("recvfrom", errno);
+        }
+        receivedLength = (int) Math.min(n, Integer.MAX_VALUE);
+        return source();
+    }
+
+    @Override
+    int receiveSplit(MemorySegment header, int headerLength, MemorySegment target, long offset, int payloadLength)
+            throws IOException {
+        if (headerLength < 0 || headerLength > header.byteSize() || payloadLength < 0 || offset < 0
+                || offset > target.byteSize() - payloadLength) {
+            throw new IndexOutOfBoundsException("header " + headerLength + " of " + header.byteSize() + ", payload "
+                    + offset + "+" + payloadLength + " of " + target.byteSize());
+        }
+        if (!header.isNative() || !target.isNative() || !target.scope().isAlive()) {
+            throw new IllegalStateException("split receive needs live native segments");
+        }
+        receiveIov.set(LONG, 0, header.address());
+        receiveIov.set(LONG, 8, headerLength);
+        receiveIov.set(LONG, 16, target.address() + offset);
+        receiveIov.set(LONG, 24, payloadLength);
+        if (!acquire()) {
+            throw new ClosedChannelException();
+        }
+        long n;
+        try {
+            n = (long) Libc.RECVMSG.invokeExact(fd, receiveMessage.address(), Libc.MSG_TRUNC);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        } finally {
+            release();
+        }
+        if (n < 0) {
+            int errno = Libc.errno();
+            if (errno == Libc.EAGAIN || errno == Libc.EINTR) {
+                return -1;
+            }
+            throw failure("recvmsg", errno);
+        }
+        return (int) Math.min(n, Integer.MAX_VALUE);
     }
 
     /** The source of the datagram just received, decoded only when it differs from the last one. */

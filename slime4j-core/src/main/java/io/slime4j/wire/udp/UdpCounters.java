@@ -28,8 +28,10 @@ final class UdpCounters {
     static final int OVERSIZE_DROPS = 7;
     /** Index of {@link UdpPortStats#receiveErrors()}. */
     static final int RECEIVE_ERRORS = 8;
+    /** Index of {@link UdpPortStats#placedDatagramsReceived()}. */
+    static final int PLACED_RECEIVED = 9;
     /** Number of counters. */
-    static final int COUNT = 9;
+    static final int COUNT = 10;
 
     private static final VarHandle VALUE = MethodHandles.arrayElementVarHandle(long[].class);
 

@@ -1,6 +1,7 @@
 package io.slime4j.wire.udp;
 
 import io.slime4j.wire.PacketHandler;
+import io.slime4j.wire.PlacingPacketHandler;
 import io.slime4j.wire.WireAddress;
 import io.slime4j.wire.WirePort;
 import org.slf4j.Logger;
@@ -76,6 +77,7 @@ public final class UdpPort implements WirePort {
     private final SourceCache prioritySources = new SourceCache();
     private boolean receiveErrorLogged;
     private int lastPolled;
+    private int peekSkips;
 
     /**
      * A port over channels already bound and configured non-blocking; takes ownership of them.
@@ -309,7 +311,25 @@ public final class UdpPort implements WirePort {
                       boolean priority) {
         int handed = 0;
         lastPolled = 0;
+        PlacingPacketHandler placing = !priority && channel.splits() && handler instanceof PlacingPacketHandler p
+                ? p : null;
         for (int i = 0; i < budget; i++) {
+            if (placing != null) {
+                if (peekSkips > 0) {
+                    peekSkips--;
+                } else {
+                    int r = receivePlaced(channel, sources, placing);
+                    if (r == PLACED) {
+                        lastPolled++;
+                        handed++;
+                        continue;
+                    }
+                    if (r == NONE) {
+                        return handed;
+                    }
+                    // NOT_PLACED: receive it whole below
+                }
+            }
             InetSocketAddress source;
             try {
                 source = channel.receive(receiveSegment);
@@ -341,6 +361,78 @@ public final class UdpPort implements WirePort {
             handed++;
         }
         return handed;
+    }
+
+    private static final int PLACED = 0;
+    private static final int NOT_PLACED = 1;
+    private static final int NONE = 2;
+    /** Datagrams received whole, without peeking, after the handler declined to place one. */
+    private static final int PEEK_BACKOFF = 8;
+
+    /**
+     * Peeks at the next datagram's header and, if the handler places it, receives it split: the
+     * header into the receive buffer, the payload straight to its place. Returns PLACED, NOT_PLACED
+     * (the datagram is still queued) or NONE (nothing waiting, or an error, counted).
+     */
+    private int receivePlaced(UdpSocket channel, SourceCache sources, PlacingPacketHandler placing) {
+        int headerLength = placing.headerLength();
+        InetSocketAddress source;
+        try {
+            source = channel.peek(receiveSegment, headerLength);
+        } catch (ClosedChannelException e) {
+            if (!closed) {
+                logReceiveError(e);
+            }
+            return NONE;
+        } catch (IOException e) {
+            receiveCounters.increment(UdpCounters.RECEIVE_ERRORS);
+            logReceiveError(e);
+            return NONE;
+        }
+        if (source == null) {
+            return NONE;
+        }
+        int length = channel.receivedLength();
+        if (length <= headerLength || length > maxDatagramSize) {
+            return NOT_PLACED;
+        }
+        UdpAddress from = sources.from(source);
+        if (!placing.place(receiveSegment, length, from)) {
+            peekSkips = PEEK_BACKOFF;
+            return NOT_PLACED;
+        }
+        int got;
+        try {
+            got = channel.receiveSplit(receiveSegment, headerLength, placing.placementSegment(),
+                    placing.placementOffset(), length - headerLength);
+        } catch (ClosedChannelException e) {
+            if (!closed) {
+                logReceiveError(e);
+            }
+            return NONE;
+        } catch (IOException e) {
+            receiveCounters.increment(UdpCounters.RECEIVE_ERRORS);
+            logReceiveError(e);
+            return NONE;
+        } catch (RuntimeException e) {
+            // a placement outside its segment or in freed memory: take the datagram the usual way
+            receiveCounters.increment(UdpCounters.RECEIVE_ERRORS);
+            logReceiveError(e);
+            peekSkips = PEEK_BACKOFF;
+            return NOT_PLACED;
+        }
+        if (got < 0) {
+            return NONE;
+        }
+        if (got != length) { // cannot happen with one receiving thread; never hand over what it was not
+            receiveCounters.increment(UdpCounters.RECEIVE_ERRORS);
+            return PLACED;
+        }
+        receiveCounters.increment(UdpCounters.DATAGRAMS_RECEIVED);
+        receiveCounters.add(UdpCounters.BYTES_RECEIVED, length);
+        receiveCounters.increment(UdpCounters.PLACED_RECEIVED);
+        placing.onPlacedPacket(receiveSegment, length, from);
+        return PLACED;
     }
 
     private void logReceiveError(Exception e) {

@@ -50,6 +50,35 @@ abstract class UdpSocket {
      */
     abstract InetSocketAddress receive(MemorySegment into) throws IOException;
 
+    /** Whether {@link #peek} and {@link #receiveSplit} work (the native socket). */
+    boolean splits() {
+        return false;
+    }
+
+    /**
+     * Copies the first {@code headerLength} bytes of the next datagram into {@code into} without
+     * taking it off the queue.
+     *
+     * @return its source, or null if none is waiting; its whole length is then
+     *         {@link #receivedLength()}
+     * @throws IOException on a failure, including a closed socket
+     */
+    InetSocketAddress peek(MemorySegment into, int headerLength) throws IOException {
+        throw new UnsupportedOperationException("this socket cannot peek");
+    }
+
+    /**
+     * Takes the datagram {@link #peek} saw off the queue: its first {@code headerLength} bytes into
+     * {@code header}, the next {@code payloadLength} bytes to {@code target} at {@code offset}.
+     *
+     * @return the datagram's whole length, or -1 if none was waiting (closed meanwhile)
+     * @throws IOException on a failure, including a closed socket
+     */
+    int receiveSplit(MemorySegment header, int headerLength, MemorySegment target, long offset, int payloadLength)
+            throws IOException {
+        throw new UnsupportedOperationException("this socket cannot split datagrams");
+    }
+
     /** Length of the datagram the last {@link #receive} returned. */
     abstract int receivedLength();
 
