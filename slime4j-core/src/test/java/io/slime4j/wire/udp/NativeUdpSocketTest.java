@@ -166,6 +166,138 @@ class NativeUdpSocketTest {
         }
     }
 
+    /** A placing handler that places every datagram's payload at {@code offset} of {@code target}. */
+    private static final class Placing implements io.slime4j.wire.PlacingPacketHandler {
+        final MemorySegment target;
+        long offset;
+        boolean accept = true;
+        final List<byte[]> whole = new java.util.ArrayList<>();
+        final List<byte[]> placedHeaders = new java.util.ArrayList<>();
+        final List<Integer> placedLengths = new java.util.ArrayList<>();
+
+        Placing(MemorySegment target, long offset) {
+            this.target = target;
+            this.offset = offset;
+        }
+
+        @Override
+        public int headerLength() {
+            return 16;
+        }
+
+        @Override
+        public boolean place(MemorySegment header, int length, io.slime4j.wire.WireAddress from) {
+            return accept;
+        }
+
+        @Override
+        public MemorySegment placementSegment() {
+            return target;
+        }
+
+        @Override
+        public long placementOffset() {
+            return offset;
+        }
+
+        @Override
+        public void onPlacedPacket(MemorySegment packet, int length, io.slime4j.wire.WireAddress from) {
+            placedHeaders.add(packet.asSlice(0, 16).toArray(ValueLayout.JAVA_BYTE));
+            placedLengths.add(length);
+        }
+
+        @Override
+        public void onPacket(MemorySegment packet, int length, io.slime4j.wire.WireAddress from) {
+            whole.add(packet.asSlice(0, length).toArray(ValueLayout.JAVA_BYTE));
+        }
+
+        int drain(UdpPort port, int n) {
+            int got = 0;
+            for (int i = 0; i < 500 && got < n; i++) {
+                got += port.receive(this, n - got);
+                if (got < n) {
+                    Datagrams.settle();
+                }
+            }
+            return got;
+        }
+    }
+
+    @Test
+    void aPlacingHandlerGetsThePayloadAtItsPlaceAndTheHeaderInTheBuffer() {
+        UdpPort a = nativeWire.bind("");
+        UdpPort b = nativeWire.bind("");
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment packet = arena.allocate(1_016);
+            packet.copyFrom(MemorySegment.ofArray(Datagrams.bytes(1_016, 21)));
+            MemorySegment target = arena.allocate(5_000);
+            Placing h = new Placing(target, 3_000);
+
+            assertThat(a.send(b.localAddress(), packet, 1_016, false)).isTrue();
+            assertThat(h.drain(b, 1)).isEqualTo(1);
+
+            assertThat(h.whole).isEmpty();
+            assertThat(h.placedLengths).containsExactly(1_016);
+            assertThat(h.placedHeaders.get(0)).isEqualTo(Arrays.copyOf(Datagrams.bytes(1_016, 21), 16));
+            assertThat(target.asSlice(3_000, 1_000).toArray(ValueLayout.JAVA_BYTE))
+                    .isEqualTo(Arrays.copyOfRange(Datagrams.bytes(1_016, 21), 16, 1_016));
+            assertThat(target.get(ValueLayout.JAVA_BYTE, 2_999)).isZero();
+            assertThat(target.get(ValueLayout.JAVA_BYTE, 4_000)).isZero();
+            assertThat(b.stats().placedDatagramsReceived()).isEqualTo(1);
+            assertThat(b.stats().datagramsReceived()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void aDeclinedOrHeaderOnlyDatagramArrivesWholeAndAPlacementOutsideTheTargetIsCountedNotWritten() {
+        UdpPort a = nativeWire.bind("");
+        UdpPort b = nativeWire.bind("");
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment packet = arena.allocate(1_016);
+            packet.copyFrom(MemorySegment.ofArray(Datagrams.bytes(1_016, 9)));
+            MemorySegment target = arena.allocate(1_500);
+            Placing h = new Placing(target, 0);
+
+            h.accept = false;
+            assertThat(a.send(b.localAddress(), packet, 1_016, false)).isTrue();
+            assertThat(h.drain(b, 1)).isEqualTo(1);
+            h.accept = true;
+            assertThat(a.send(b.localAddress(), packet, 16, false)).isTrue(); // nothing to place
+            assertThat(h.drain(b, 1)).isEqualTo(1);
+            assertThat(h.whole).hasSize(2);
+            assertThat(h.whole.get(0)).isEqualTo(Datagrams.bytes(1_016, 9));
+            assertThat(h.whole.get(1)).hasSize(16);
+
+            // after a decline a few datagrams are taken whole without peeking; then the handler
+            // is asked again, and a placement past the target's end is refused by the wire
+            h.offset = 1_000;
+            for (int i = 0; i < 20; i++) {
+                assertThat(a.send(b.localAddress(), packet, 1_016, false)).isTrue();
+            }
+            assertThat(h.drain(b, 20)).isEqualTo(20);
+            assertThat(h.placedLengths).isEmpty();
+            assertThat(h.whole).hasSize(22);
+            assertThat(target.asSlice(1_000, 500).toArray(ValueLayout.JAVA_BYTE)).containsOnly((byte) 0);
+            assertThat(b.stats().receiveErrors()).isPositive();
+            assertThat(b.stats().datagramsReceived()).isEqualTo(22);
+        }
+    }
+
+    @Test
+    void theNioBackendHandsAPlacingHandlerWholeDatagrams() {
+        UdpPort a = nioWire.bind("");
+        UdpPort b = nioWire.bind("");
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment packet = arena.allocate(1_016);
+            Placing h = new Placing(arena.allocate(5_000), 0);
+            assertThat(a.send(b.localAddress(), packet, 1_016, false)).isTrue();
+            assertThat(h.drain(b, 1)).isEqualTo(1);
+            assertThat(h.whole).hasSize(1);
+            assertThat(h.placedLengths).isEmpty();
+            assertThat(b.stats().placedDatagramsReceived()).isZero();
+        }
+    }
+
     private static byte[] concat(byte[] a, byte[] b) {
         byte[] c = Arrays.copyOf(a, a.length + b.length);
         System.arraycopy(b, 0, c, a.length, b.length);
