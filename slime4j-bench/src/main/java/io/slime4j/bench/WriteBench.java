@@ -136,9 +136,19 @@ public final class WriteBench {
 
         String counters() {
             return String.format("%d packets sent, %d retransmitted, %d timeouts, %d send drops (socket buffer full);"
-                            + " port: %s", device.counters().get(Counter.PACKETS_SENT),
+                            + "\n  sending port: %s", device.counters().get(Counter.PACKETS_SENT),
                     device.counters().get(Counter.RETRANSMITS), device.counters().get(Counter.TIMEOUTS),
-                    device.counters().get(Counter.SEND_DROPS), wire.ports().getFirst().stats());
+                    device.counters().get(Counter.SEND_DROPS), wire.ports().getFirst().stats())
+                    + "\n  receiving port: " + peerStats();
+        }
+
+        private String peerStats() {
+            child.handshake.send("STATS");
+            try {
+                return child.handshake.expect("STATS");
+            } catch (java.io.IOException e) {
+                return "unavailable (" + e.getMessage() + ")";
+            }
         }
 
         @Override
@@ -190,6 +200,8 @@ public final class WriteBench {
             h.send("REGION " + target.address() + " " + target.length() + " " + target.remoteKey());
             qp.connect(parseQp(h.expect("QP")));
             h.send("READY");
+            h.expect("STATS");
+            h.send("STATS " + wire.ports().getFirst().stats());
             h.expect("QUIT");
         }
     }

@@ -431,6 +431,8 @@ public final class SoftDevice implements VerbsDevice {
         private final HeaderFlyweight peeked = new HeaderFlyweight();
         private MemorySegment segment;
         private long offset;
+        private SoftQueuePair placedQp;
+        private int predictedLength;
 
         @Override
         public void onPacket(MemorySegment packet, int length, WireAddress from) {
@@ -460,7 +462,34 @@ public final class SoftDevice implements VerbsDevice {
             }
             segment = r.placementSegment();
             offset = r.placementOffset();
+            placedQp = qp;
             return true;
+        }
+
+        /** The rest of the write in progress: its next packet goes right after this one. */
+        @Override
+        public boolean predictNext() {
+            SoftQueuePair qp = placedQp;
+            if (qp == null || !qp.isActive() || !qp.responder().predictNextWrite()) {
+                return false;
+            }
+            segment = qp.responder().placementSegment();
+            offset = qp.responder().placementOffset();
+            predictedLength = qp.responder().predictedPayloadLength();
+            return true;
+        }
+
+        @Override
+        public int predictedPayloadLength() {
+            return predictedLength;
+        }
+
+        /** Whether the packet is one {@link #place} accepts for exactly the predicted place. */
+        @Override
+        public boolean confirm(MemorySegment header, int length, WireAddress from) {
+            MemorySegment predictedSegment = segment;
+            long predictedOffset = offset;
+            return place(header, length, from) && segment == predictedSegment && offset == predictedOffset;
         }
 
         @Override
@@ -480,7 +509,6 @@ public final class SoftDevice implements VerbsDevice {
                 SoftDevice.this.onPacket(packet, length, from);
             } finally {
                 placedPayload = false;
-                segment = null;
             }
         }
     }

@@ -38,4 +38,33 @@ public interface PlacingPacketHandler extends PacketHandler {
      * size, and its payload is already in place.
      */
     void onPlacedPacket(MemorySegment packet, int length, WireAddress from);
+
+    /**
+     * After {@link #onPlacedPacket}: whether the next datagram may be received at a guessed
+     * place without peeking at its header first, because the handler may have any bytes written
+     * there (e.g. the rest of the RDMA write in progress, whose target is undefined until the write
+     * completes). On true, {@link #placementSegment()} and {@link #placementOffset()} name the place
+     * and {@link #predictedPayloadLength()} its size. The wire asks right before it receives the
+     * next datagram (not right after the placement: datagrams of another channel, or a later receive
+     * call, may come between), so the answer must describe the handler's state at that moment. The
+     * default never predicts.
+     */
+    default boolean predictNext() {
+        return false;
+    }
+
+    /** Room at the predicted place: a longer datagram cannot be received there whole. */
+    default int predictedPayloadLength() {
+        return 0;
+    }
+
+    /**
+     * Whether a datagram received at the predicted place ({@code header} holds its first
+     * {@link #headerLength()} bytes, {@code length} is its whole size, which fits) is one whose
+     * payload belongs exactly there. On true the wire calls {@link #onPlacedPacket}; on false it
+     * copies the payload back behind the header and calls {@link #onPacket} with the whole datagram.
+     */
+    default boolean confirm(MemorySegment header, int length, WireAddress from) {
+        return false;
+    }
 }

@@ -77,9 +77,10 @@ final class NativeUdpSocket extends UdpSocket {
         sourceAddress = arena.allocate(Libc.SOCKADDR_SIZE, 8);
         sourceLength = arena.allocate(4, 4);
         receiveMessage = arena.allocate(Libc.MSGHDR_SIZE, 8);
-        receiveIov = arena.allocate(Libc.IOVEC.byteSize() * 2, 8);
+        receiveIov = arena.allocate(Libc.IOVEC.byteSize() * 3, 8);
+        receiveMessage.set(LONG, Libc.MSG_NAME, sourceAddress.address());
         receiveMessage.set(LONG, Libc.MSG_IOV, receiveIov.address());
-        receiveMessage.set(LONG, Libc.MSG_IOVLEN, 2);
+        receiveMessage.set(LONG, Libc.MSG_IOVLEN, 3);
         message.set(LONG, Libc.MSG_NAME, sendAddress.address());
         message.set(LONG, Libc.MSG_IOV, iov.address());
         message.set(LONG, Libc.MSG_IOVLEN, 2);
@@ -363,8 +364,8 @@ final class NativeUdpSocket extends UdpSocket {
     }
 
     @Override
-    int receiveSplit(MemorySegment header, int headerLength, MemorySegment target, long offset, int payloadLength)
-            throws IOException {
+    InetSocketAddress receiveSplit(MemorySegment header, int headerLength, MemorySegment target, long offset,
+                                   int payloadLength) throws IOException {
         if (headerLength < 0 || headerLength > header.byteSize() || payloadLength < 0 || offset < 0
                 || offset > target.byteSize() - payloadLength) {
             throw new IndexOutOfBoundsException("header " + headerLength + " of " + header.byteSize() + ", payload "
@@ -377,6 +378,10 @@ final class NativeUdpSocket extends UdpSocket {
         receiveIov.set(LONG, 8, headerLength);
         receiveIov.set(LONG, 16, target.address() + offset);
         receiveIov.set(LONG, 24, payloadLength);
+        long rest = header.byteSize() - headerLength - payloadLength;
+        receiveIov.set(LONG, 32, rest > 0 ? header.address() + headerLength + payloadLength : 0);
+        receiveIov.set(LONG, 40, Math.max(0, rest));
+        receiveMessage.set(INT, Libc.MSG_NAMELEN, Libc.SOCKADDR_SIZE);
         if (!acquire()) {
             throw new ClosedChannelException();
         }
@@ -391,11 +396,12 @@ final class NativeUdpSocket extends UdpSocket {
         if (n < 0) {
             int errno = Libc.errno();
             if (errno == Libc.EAGAIN || errno == Libc.EINTR) {
-                return -1;
+                return null;
             }
             throw failure("recvmsg", errno);
         }
-        return (int) Math.min(n, Integer.MAX_VALUE);
+        receivedLength = (int) Math.min(n, Integer.MAX_VALUE); // MSG_TRUNC: the datagram's real length
+        return source();
     }
 
     /** The source of the datagram just received, decoded only when it differs from the last one. */

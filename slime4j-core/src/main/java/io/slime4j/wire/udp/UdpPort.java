@@ -78,6 +78,10 @@ public final class UdpPort implements WirePort {
     private boolean receiveErrorLogged;
     private int lastPolled;
     private int peekSkips;
+    private boolean predicted;
+    private MemorySegment predictedSegment;
+    private long predictedOffset;
+    private int predictedLength;
 
     /**
      * A port over channels already bound and configured non-blocking; takes ownership of them.
@@ -315,20 +319,28 @@ public final class UdpPort implements WirePort {
                 ? p : null;
         for (int i = 0; i < budget; i++) {
             if (placing != null) {
-                if (peekSkips > 0) {
+                int r;
+                if (predicted && predict(placing)) {
+                    r = receivePredicted(channel, sources, placing, handler);
+                } else if (peekSkips > 0) {
                     peekSkips--;
+                    r = NOT_PLACED;
                 } else {
-                    int r = receivePlaced(channel, sources, placing);
-                    if (r == PLACED) {
-                        lastPolled++;
-                        handed++;
-                        continue;
-                    }
-                    if (r == NONE) {
-                        return handed;
-                    }
-                    // NOT_PLACED: receive it whole below
+                    r = receivePlaced(channel, sources, placing);
                 }
+                if (r == NONE) {
+                    return handed;
+                }
+                if (r == PLACED || r == TAKEN) {
+                    lastPolled++;
+                    handed++;
+                    continue;
+                }
+                if (r == DROPPED) {
+                    lastPolled++;
+                    continue;
+                }
+                // NOT_PLACED: receive it whole below
             }
             InetSocketAddress source;
             try {
@@ -366,6 +378,8 @@ public final class UdpPort implements WirePort {
     private static final int PLACED = 0;
     private static final int NOT_PLACED = 1;
     private static final int NONE = 2;
+    private static final int TAKEN = 3;
+    private static final int DROPPED = 4;
     /** Datagrams received whole, without peeking, after the handler declined to place one. */
     private static final int PEEK_BACKOFF = 8;
 
@@ -379,14 +393,8 @@ public final class UdpPort implements WirePort {
         InetSocketAddress source;
         try {
             source = channel.peek(receiveSegment, headerLength);
-        } catch (ClosedChannelException e) {
-            if (!closed) {
-                logReceiveError(e);
-            }
-            return NONE;
         } catch (IOException e) {
-            receiveCounters.increment(UdpCounters.RECEIVE_ERRORS);
-            logReceiveError(e);
+            receiveFailed(e);
             return NONE;
         }
         if (source == null) {
@@ -401,18 +409,12 @@ public final class UdpPort implements WirePort {
             peekSkips = PEEK_BACKOFF;
             return NOT_PLACED;
         }
-        int got;
+        MemorySegment target = placing.placementSegment();
+        long offset = placing.placementOffset();
         try {
-            got = channel.receiveSplit(receiveSegment, headerLength, placing.placementSegment(),
-                    placing.placementOffset(), length - headerLength);
-        } catch (ClosedChannelException e) {
-            if (!closed) {
-                logReceiveError(e);
-            }
-            return NONE;
+            source = channel.receiveSplit(receiveSegment, headerLength, target, offset, length - headerLength);
         } catch (IOException e) {
-            receiveCounters.increment(UdpCounters.RECEIVE_ERRORS);
-            logReceiveError(e);
+            receiveFailed(e);
             return NONE;
         } catch (RuntimeException e) {
             // a placement outside its segment or in freed memory: take the datagram the usual way
@@ -421,18 +423,104 @@ public final class UdpPort implements WirePort {
             peekSkips = PEEK_BACKOFF;
             return NOT_PLACED;
         }
-        if (got < 0) {
+        if (source == null) {
             return NONE;
         }
-        if (got != length) { // cannot happen with one receiving thread; never hand over what it was not
+        if (channel.receivedLength() != length) { // cannot happen with one receiving thread
             receiveCounters.increment(UdpCounters.RECEIVE_ERRORS);
-            return PLACED;
+            return DROPPED;
         }
+        placed(placing, length, from);
+        return PLACED;
+    }
+
+    /** Hands over a placed datagram and asks the handler where the next one goes. */
+    private void placed(PlacingPacketHandler placing, int length, UdpAddress from) {
         receiveCounters.increment(UdpCounters.DATAGRAMS_RECEIVED);
         receiveCounters.add(UdpCounters.BYTES_RECEIVED, length);
         receiveCounters.increment(UdpCounters.PLACED_RECEIVED);
         placing.onPlacedPacket(receiveSegment, length, from);
-        return PLACED;
+        predicted = true; // asked right before the next datagram, see predict
+    }
+
+    /**
+     * Asks the handler where the next datagram goes, right before receiving it: anything handled
+     * since the last placement (a datagram on the priority channel, another receive call, a
+     * deregistration) may have changed the answer, and a stale prediction could overwrite data
+     * that is final by now.
+     */
+    private boolean predict(PlacingPacketHandler placing) {
+        predicted = placing.predictNext();
+        if (predicted) {
+            predictedSegment = placing.placementSegment();
+            predictedOffset = placing.placementOffset();
+            predictedLength = placing.predictedPayloadLength();
+        } else {
+            predictedSegment = null;
+        }
+        return predicted;
+    }
+
+    /**
+     * Receives the next datagram at the place the handler predicted, without peeking: header into
+     * the receive buffer, payload at the prediction, any excess behind it in the receive buffer.
+     * If the handler does not confirm it, copies the payload back and hands the datagram over whole
+     * (the handler allowed any bytes at the predicted place). Returns PLACED, TAKEN (handed over
+     * whole), DROPPED (too large, counted), NOT_PLACED (still queued) or NONE.
+     */
+    private int receivePredicted(UdpSocket channel, SourceCache sources, PlacingPacketHandler placing,
+                                 PacketHandler handler) {
+        int headerLength = placing.headerLength();
+        MemorySegment target = predictedSegment;
+        long offset = predictedOffset;
+        int room = (int) Math.min(predictedLength, receiveSegment.byteSize() - headerLength);
+        InetSocketAddress source;
+        try {
+            source = channel.receiveSplit(receiveSegment, headerLength, target, offset, room);
+        } catch (IOException e) {
+            receiveFailed(e);
+            return NONE;
+        } catch (RuntimeException e) {
+            receiveCounters.increment(UdpCounters.RECEIVE_ERRORS);
+            logReceiveError(e);
+            predicted = false;
+            return NOT_PLACED;
+        }
+        if (source == null) {
+            return NONE; // the prediction stands for the next datagram
+        }
+        predicted = false;
+        predictedSegment = null;
+        int length = channel.receivedLength();
+        UdpAddress from = sources.from(source);
+        int payload = length - headerLength;
+        if (payload > 0 && payload <= room && placing.confirm(receiveSegment, length, from)) {
+            receiveCounters.increment(UdpCounters.PREDICTED_RECEIVED);
+            placed(placing, length, from);
+            return PLACED;
+        }
+        if (length > maxDatagramSize) {
+            receiveCounters.increment(UdpCounters.OVERSIZE_DROPS);
+            return DROPPED;
+        }
+        if (payload > 0) {
+            MemorySegment.copy(target, offset, receiveSegment, headerLength, Math.min(payload, room));
+        }
+        receiveCounters.increment(UdpCounters.DATAGRAMS_RECEIVED);
+        receiveCounters.add(UdpCounters.BYTES_RECEIVED, length);
+        handler.onPacket(receiveSegment, length, from);
+        return TAKEN;
+    }
+
+    private void receiveFailed(IOException e) {
+        if (e instanceof ClosedChannelException) {
+            if (!closed) {
+                logReceiveError(e); // closed under the receiving thread, e.g. by an interrupt
+            }
+            return;
+        }
+        receiveCounters.increment(UdpCounters.RECEIVE_ERRORS);
+        logReceiveError(e);
     }
 
     private void logReceiveError(Exception e) {

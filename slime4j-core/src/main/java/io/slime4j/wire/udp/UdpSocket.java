@@ -68,14 +68,18 @@ abstract class UdpSocket {
     }
 
     /**
-     * Takes the datagram {@link #peek} saw off the queue: its first {@code headerLength} bytes into
-     * {@code header}, the next {@code payloadLength} bytes to {@code target} at {@code offset}.
+     * Takes the next datagram off the queue: its first {@code headerLength} bytes into
+     * {@code header}, the next {@code payloadLength} bytes at most to {@code target} at
+     * {@code offset}, and whatever follows into {@code header} again, from
+     * {@code headerLength + payloadLength} to its end (so that a datagram longer than expected is
+     * still received whole, in two parts).
      *
-     * @return the datagram's whole length, or -1 if none was waiting (closed meanwhile)
+     * @return its source, or null if none was waiting; its whole length (even if it did not fit) is
+     *         then {@link #receivedLength()}
      * @throws IOException on a failure, including a closed socket
      */
-    int receiveSplit(MemorySegment header, int headerLength, MemorySegment target, long offset, int payloadLength)
-            throws IOException {
+    InetSocketAddress receiveSplit(MemorySegment header, int headerLength, MemorySegment target, long offset,
+                                   int payloadLength) throws IOException {
         throw new UnsupportedOperationException("this socket cannot split datagrams");
     }
 

@@ -167,13 +167,15 @@ class NativeUdpSocketTest {
     }
 
     /** A placing handler that places every datagram's payload at {@code offset} of {@code target}. */
-    private static final class Placing implements io.slime4j.wire.PlacingPacketHandler {
+    private static class Placing implements io.slime4j.wire.PlacingPacketHandler {
         final MemorySegment target;
         long offset;
         boolean accept = true;
         final List<byte[]> whole = new java.util.ArrayList<>();
         final List<byte[]> placedHeaders = new java.util.ArrayList<>();
         final List<Integer> placedLengths = new java.util.ArrayList<>();
+        int predictions;
+        long predictStep = -1; // predict the next payload this far on, up to 1000 bytes
 
         Placing(MemorySegment target, long offset) {
             this.target = target;
@@ -204,6 +206,21 @@ class NativeUdpSocketTest {
         public void onPlacedPacket(MemorySegment packet, int length, io.slime4j.wire.WireAddress from) {
             placedHeaders.add(packet.asSlice(0, 16).toArray(ValueLayout.JAVA_BYTE));
             placedLengths.add(length);
+        }
+
+        /** Predicts the place after the last one while no more than {@code predictions} were placed. */
+        @Override
+        public boolean predictNext() {
+            if (predictStep < 0 || placedLengths.size() > predictions) {
+                return false;
+            }
+            offset = predictStep * placedLengths.size();
+            return true;
+        }
+
+        @Override
+        public int predictedPayloadLength() {
+            return 1_000;
         }
 
         @Override
@@ -280,6 +297,51 @@ class NativeUdpSocketTest {
             assertThat(target.asSlice(1_000, 500).toArray(ValueLayout.JAVA_BYTE)).containsOnly((byte) 0);
             assertThat(b.stats().receiveErrors()).isPositive();
             assertThat(b.stats().datagramsReceived()).isEqualTo(22);
+        }
+    }
+
+    @Test
+    void predictedPlacesTakeTheNextDatagramsWithoutPeekingAndAMispredictedOneArrivesWhole() {
+        UdpPort a = nativeWire.bind("");
+        UdpPort b = nativeWire.bind("");
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment target = arena.allocate(10_000);
+            for (int i = 0; i < 4; i++) {
+                MemorySegment packet = MemorySegment.ofArray(Datagrams.bytes(1_016, 40 + i));
+                assertThat(a.send(b.localAddress(), packet, 1_016, false)).isTrue();
+            }
+            // a longer datagram at the end: it does not fit a prediction, so it must come whole
+            MemorySegment big = MemorySegment.ofArray(Datagrams.bytes(2_016, 50));
+            assertThat(a.send(b.localAddress(), big, 2_016, false)).isTrue();
+            Datagrams.settle();
+            // the handler confirms the first prediction only
+            java.util.concurrent.atomic.AtomicInteger confirms = new java.util.concurrent.atomic.AtomicInteger();
+            Placing checking = new Placing(target, 0) {
+                @Override
+                public boolean confirm(MemorySegment header, int length, io.slime4j.wire.WireAddress from) {
+                    return confirms.incrementAndGet() < 2;
+                }
+            };
+            checking.predictStep = 1_000;
+            checking.predictions = 3;
+            assertThat(b.receive(checking, 16)).isEqualTo(5);
+
+            // 1st peeked and placed at 0, 2nd predicted at 1000, 3rd predicted at 2000 but declined,
+            // 4th peeked and placed at 2000 again, 5th (2016 bytes) predicted at 3000 with room for
+            // 1000: too long, so it comes whole
+            assertThat(checking.placedLengths).containsExactly(1_016, 1_016, 1_016);
+            assertThat(checking.whole).hasSize(2);
+            assertThat(checking.whole.get(0)).isEqualTo(Datagrams.bytes(1_016, 42));
+            assertThat(checking.whole.get(1)).isEqualTo(Datagrams.bytes(2_016, 50));
+            assertThat(target.asSlice(0, 1_000).toArray(ValueLayout.JAVA_BYTE))
+                    .isEqualTo(Arrays.copyOfRange(Datagrams.bytes(1_016, 40), 16, 1_016));
+            assertThat(target.asSlice(1_000, 1_000).toArray(ValueLayout.JAVA_BYTE))
+                    .isEqualTo(Arrays.copyOfRange(Datagrams.bytes(1_016, 41), 16, 1_016));
+            assertThat(target.asSlice(2_000, 1_000).toArray(ValueLayout.JAVA_BYTE))
+                    .isEqualTo(Arrays.copyOfRange(Datagrams.bytes(1_016, 43), 16, 1_016));
+            assertThat(b.stats().placedDatagramsReceived()).isEqualTo(3);
+            assertThat(b.stats().predictedDatagramsReceived()).isEqualTo(1);
+            assertThat(b.stats().datagramsReceived()).isEqualTo(5);
         }
     }
 
