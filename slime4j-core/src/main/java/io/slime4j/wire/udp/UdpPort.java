@@ -77,11 +77,7 @@ public final class UdpPort implements WirePort {
     private final SourceCache prioritySources = new SourceCache();
     private boolean receiveErrorLogged;
     private int lastPolled;
-    private int peekSkips;
-    private boolean predicted;
-    private MemorySegment predictedSegment;
-    private long predictedOffset;
-    private int predictedLength;
+    private final SplitReceiver splitReceiver;
 
     /**
      * A port over channels already bound and configured non-blocking; takes ownership of them.
@@ -113,6 +109,7 @@ public final class UdpPort implements WirePort {
         // One byte more than the largest datagram accepted, so that a larger one shows as such.
         this.receiveBuffer = ByteBuffer.allocateDirect(maxDatagramSize + 1);
         this.receiveSegment = MemorySegment.ofBuffer(receiveBuffer);
+        this.splitReceiver = new SplitReceiver(receiveSegment, maxDatagramSize, receiveCounters, this);
     }
 
     /** The address peers send to: the advertised address if one was configured, else the bound one. */
@@ -319,28 +316,20 @@ public final class UdpPort implements WirePort {
                 ? p : null;
         for (int i = 0; i < budget; i++) {
             if (placing != null) {
-                int r;
-                if (predicted && predict(placing)) {
-                    r = receivePredicted(channel, sources, placing, handler);
-                } else if (peekSkips > 0) {
-                    peekSkips--;
-                    r = NOT_PLACED;
-                } else {
-                    r = receivePlaced(channel, sources, placing);
-                }
-                if (r == NONE) {
+                int r = splitReceiver.next(channel, sources, placing, handler);
+                if (r == SplitReceiver.NONE) {
                     return handed;
                 }
-                if (r == PLACED || r == TAKEN) {
+                if (r == SplitReceiver.HANDED) {
                     lastPolled++;
                     handed++;
                     continue;
                 }
-                if (r == DROPPED) {
+                if (r == SplitReceiver.DROPPED) {
                     lastPolled++;
                     continue;
                 }
-                // NOT_PLACED: receive it whole below
+                // NOT_SPLIT: receive it whole below
             }
             InetSocketAddress source;
             try {
@@ -375,144 +364,8 @@ public final class UdpPort implements WirePort {
         return handed;
     }
 
-    private static final int PLACED = 0;
-    private static final int NOT_PLACED = 1;
-    private static final int NONE = 2;
-    private static final int TAKEN = 3;
-    private static final int DROPPED = 4;
-    /** Datagrams received whole, without peeking, after the handler declined to place one. */
-    private static final int PEEK_BACKOFF = 8;
-
-    /**
-     * Peeks at the next datagram's header and, if the handler places it, receives it split: the
-     * header into the receive buffer, the payload straight to its place. Returns PLACED, NOT_PLACED
-     * (the datagram is still queued) or NONE (nothing waiting, or an error, counted).
-     */
-    private int receivePlaced(UdpSocket channel, SourceCache sources, PlacingPacketHandler placing) {
-        int headerLength = placing.headerLength();
-        InetSocketAddress source;
-        try {
-            source = channel.peek(receiveSegment, headerLength);
-        } catch (IOException e) {
-            receiveFailed(e);
-            return NONE;
-        }
-        if (source == null) {
-            return NONE;
-        }
-        int length = channel.receivedLength();
-        if (length <= headerLength || length > maxDatagramSize) {
-            return NOT_PLACED;
-        }
-        UdpAddress from = sources.from(source);
-        if (!placing.place(receiveSegment, length, from)) {
-            peekSkips = PEEK_BACKOFF;
-            return NOT_PLACED;
-        }
-        MemorySegment target = placing.placementSegment();
-        long offset = placing.placementOffset();
-        try {
-            source = channel.receiveSplit(receiveSegment, headerLength, target, offset, length - headerLength);
-        } catch (IOException e) {
-            receiveFailed(e);
-            return NONE;
-        } catch (RuntimeException e) {
-            // a placement outside its segment or in freed memory: take the datagram the usual way
-            receiveCounters.increment(UdpCounters.RECEIVE_ERRORS);
-            logReceiveError(e);
-            peekSkips = PEEK_BACKOFF;
-            return NOT_PLACED;
-        }
-        if (source == null) {
-            return NONE;
-        }
-        if (channel.receivedLength() != length) { // cannot happen with one receiving thread
-            receiveCounters.increment(UdpCounters.RECEIVE_ERRORS);
-            return DROPPED;
-        }
-        placed(placing, length, from);
-        return PLACED;
-    }
-
-    /** Hands over a placed datagram and asks the handler where the next one goes. */
-    private void placed(PlacingPacketHandler placing, int length, UdpAddress from) {
-        receiveCounters.increment(UdpCounters.DATAGRAMS_RECEIVED);
-        receiveCounters.add(UdpCounters.BYTES_RECEIVED, length);
-        receiveCounters.increment(UdpCounters.PLACED_RECEIVED);
-        placing.onPlacedPacket(receiveSegment, length, from);
-        predicted = true; // asked right before the next datagram, see predict
-    }
-
-    /**
-     * Asks the handler where the next datagram goes, right before receiving it: anything handled
-     * since the last placement (a datagram on the priority channel, another receive call, a
-     * deregistration) may have changed the answer, and a stale prediction could overwrite data
-     * that is final by now.
-     */
-    private boolean predict(PlacingPacketHandler placing) {
-        predicted = placing.predictNext();
-        if (predicted) {
-            predictedSegment = placing.placementSegment();
-            predictedOffset = placing.placementOffset();
-            predictedLength = placing.predictedPayloadLength();
-        } else {
-            predictedSegment = null;
-        }
-        return predicted;
-    }
-
-    /**
-     * Receives the next datagram at the place the handler predicted, without peeking: header into
-     * the receive buffer, payload at the prediction, any excess behind it in the receive buffer.
-     * If the handler does not confirm it, copies the payload back and hands the datagram over whole
-     * (the handler allowed any bytes at the predicted place). Returns PLACED, TAKEN (handed over
-     * whole), DROPPED (too large, counted), NOT_PLACED (still queued) or NONE.
-     */
-    private int receivePredicted(UdpSocket channel, SourceCache sources, PlacingPacketHandler placing,
-                                 PacketHandler handler) {
-        int headerLength = placing.headerLength();
-        MemorySegment target = predictedSegment;
-        long offset = predictedOffset;
-        int room = (int) Math.min(predictedLength, receiveSegment.byteSize() - headerLength);
-        InetSocketAddress source;
-        try {
-            source = channel.receiveSplit(receiveSegment, headerLength, target, offset, room);
-        } catch (IOException e) {
-            receiveFailed(e);
-            return NONE;
-        } catch (RuntimeException e) {
-            receiveCounters.increment(UdpCounters.RECEIVE_ERRORS);
-            logReceiveError(e);
-            predicted = false;
-            return NOT_PLACED;
-        }
-        if (source == null) {
-            return NONE; // the prediction stands for the next datagram
-        }
-        predicted = false;
-        predictedSegment = null;
-        int length = channel.receivedLength();
-        UdpAddress from = sources.from(source);
-        int payload = length - headerLength;
-        if (payload > 0 && payload <= room && placing.confirm(receiveSegment, length, from)) {
-            receiveCounters.increment(UdpCounters.PREDICTED_RECEIVED);
-            placed(placing, length, from);
-            return PLACED;
-        }
-        if (length > maxDatagramSize) {
-            receiveCounters.increment(UdpCounters.OVERSIZE_DROPS);
-            return DROPPED;
-        }
-        if (payload > 0) {
-            MemorySegment.copy(target, offset, receiveSegment, headerLength, Math.min(payload, room));
-        }
-        receiveCounters.increment(UdpCounters.DATAGRAMS_RECEIVED);
-        receiveCounters.add(UdpCounters.BYTES_RECEIVED, length);
-        handler.onPacket(receiveSegment, length, from);
-        return TAKEN;
-    }
-
-    private void receiveFailed(IOException e) {
+    /** Counts and logs a failed receive; a close under the receiving thread is only logged. */
+    void receiveFailed(IOException e) {
         if (e instanceof ClosedChannelException) {
             if (!closed) {
                 logReceiveError(e); // closed under the receiving thread, e.g. by an interrupt
@@ -523,7 +376,7 @@ public final class UdpPort implements WirePort {
         logReceiveError(e);
     }
 
-    private void logReceiveError(Exception e) {
+    void logReceiveError(Exception e) {
         if (!receiveErrorLogged) {
             receiveErrorLogged = true;
             LOG.warn("udp port {}: receiving failed (later failures are only counted): {}", localAddress.text(),
@@ -594,7 +447,7 @@ public final class UdpPort implements WirePort {
      * The last source seen on one channel and the address reported for it; looked up again when the
      * source changes or a new address was resolved since. Receiving thread only.
      */
-    private final class SourceCache {
+    final class SourceCache {
         private InetSocketAddress last;
         private UdpAddress from;
         private int version = -1;
