@@ -30,7 +30,7 @@ import java.util.concurrent.TimeUnit;
  * wire, then a plain NIO TCP stream of the same messages, in one run; prints MB/s and the ratio.
  *
  * <pre>
- * java -cp ... io.slime4j.bench.WriteBench [--sizes 64K,1M] [--bytes 256M] [--depth 16] [--mtu 60K] [--rounds 3]
+ * java -cp ... io.slime4j.bench.WriteBench [--sizes 64K,1M] [--bytes 2G] [--depth 16] [--mtu 60K] [--rounds 3]
  * </pre>
  */
 public final class WriteBench {
