@@ -33,10 +33,13 @@ final class NativeUdpSocket extends UdpSocket {
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED;
     private static final int CLOSED = 0x8000_0000;
     private static final VarHandle STATE;
+    private static final VarHandle DESCRIPTOR_CLOSED;
 
     static {
         try {
             STATE = MethodHandles.lookup().findVarHandle(NativeUdpSocket.class, "state", int.class);
+            DESCRIPTOR_CLOSED = MethodHandles.lookup().findVarHandle(NativeUdpSocket.class, "descriptorClosed",
+                    boolean.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -46,6 +49,8 @@ final class NativeUdpSocket extends UdpSocket {
     private final int family;
     /** Calls running, plus {@link #CLOSED} once closed. */
     private volatile int state;
+    /** Set by the one {@link #closeDescriptor} that closes it: never twice, whoever else tries. */
+    private volatile boolean descriptorClosed;
 
     // Sending thread only.
     private final MemorySegment sendAddress;
@@ -119,7 +124,7 @@ final class NativeUdpSocket extends UdpSocket {
                     throw failure("bind", capture);
                 }
                 return socket;
-            } catch (IOException | RuntimeException | Error e) {
+            } catch (Throwable e) {
                 socket.close();
                 throw e;
             }
@@ -501,6 +506,9 @@ final class NativeUdpSocket extends UdpSocket {
     }
 
     private void closeDescriptor() {
+        if (!DESCRIPTOR_CLOSED.compareAndSet(this, false, true)) {
+            return; // e.g. a call that found the socket closed: the number may belong to another socket now
+        }
         try (Arena arena = Arena.ofConfined()) {
             int ignored = (int) Libc.CLOSE.invokeExact(Libc.captureSegment(arena), fd);
         } catch (Throwable t) {

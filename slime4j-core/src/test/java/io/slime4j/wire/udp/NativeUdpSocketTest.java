@@ -346,6 +346,40 @@ class NativeUdpSocketTest {
     }
 
     @Test
+    void aClosedSocketsCallsNeverTouchTheDescriptorNumberAnotherSocketGotSince() throws Exception {
+        java.net.InetAddress loopback = java.net.InetAddress.getLoopbackAddress();
+        NativeUdpSocket old = NativeUdpSocket.open(loopback, 0, 1 << 16, 1 << 16);
+        old.close();
+        old.close();
+        // the kernel hands out the lowest free number, most likely the one just closed
+        NativeUdpSocket fresh = NativeUdpSocket.open(loopback, 0, 1 << 16, 1 << 16);
+        NativeUdpSocket sender = NativeUdpSocket.open(loopback, 0, 1 << 16, 1 << 16);
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment buffer = arena.allocate(2_048);
+            for (int i = 0; i < 3; i++) {
+                assertThatThrownBy(() -> old.receive(buffer)).isInstanceOf(java.nio.channels.ClosedChannelException.class);
+                assertThatThrownBy(() -> old.send(buffer, 10, new java.net.InetSocketAddress(loopback, 9)))
+                        .isInstanceOf(java.nio.channels.ClosedChannelException.class);
+            }
+            buffer.fill((byte) 7);
+            assertThat(sender.send(buffer, 100, new java.net.InetSocketAddress(loopback, fresh.localPort()))).isTrue();
+            java.net.InetSocketAddress from = null;
+            for (int i = 0; i < 500 && from == null; i++) {
+                from = fresh.receive(buffer);
+                if (from == null) {
+                    Datagrams.settle();
+                }
+            }
+            assertThat(from).as("the fresh socket still receives").isNotNull();
+            assertThat(fresh.receivedLength()).isEqualTo(100);
+            assertThat(from.getPort()).isEqualTo(sender.localPort());
+        } finally {
+            fresh.close();
+            sender.close();
+        }
+    }
+
+    @Test
     void theNioBackendHandsAPlacingHandlerWholeDatagrams() {
         UdpPort a = nioWire.bind("");
         UdpPort b = nioWire.bind("");
