@@ -363,6 +363,16 @@ final class Requester {
                 h.operand1(j.ssn).length(j.length).address(s.msgOffset).immediate(0).rkey(0);
                 if (j.atomic) {
                     h.operand2(j.atomicValue);
+                } else if (s.payloadLength > 0 && j.status == null && device.portGathers()) {
+                    // the response's payload leaves straight from the registered region
+                    KeyTable.Entry e = device.keyTable().byRemoteKey(j.remoteKey);
+                    long off = e == null ? -1 : e.offsetOf(j.address + s.msgOffset, s.payloadLength);
+                    if (off >= 0 && e.valid && e.segment.scope().isAlive()) {
+                        gatherFrom = e.segment;
+                        gatherOffset = off;
+                    } else {
+                        length = buildReadPayload(h, j, s, length); // reports the access error
+                    }
                 } else if (s.payloadLength > 0 || j.status != null) {
                     length = buildReadPayload(h, j, s, length);
                 }

@@ -71,6 +71,33 @@ class DirectPlacementTest {
     }
 
     @Test
+    void aNioDeviceAndANativeDeviceTalkToEachOtherByteExactInBothDirections() throws Exception {
+        QpConfig qp = QpConfig.builder().mtu(8192).build();
+        try (UdpDevicePair p = new UdpDevicePair(UdpConfig.builder().backend(UdpConfig.Backend.NIO).build(),
+                UdpConfig.builder().backend(UdpConfig.Backend.NATIVE).build(), qp)) {
+            assertThat(p.tapA.port().backend()).isEqualTo(UdpConfig.Backend.NIO);
+            assertThat(p.tapB.port().backend()).isEqualTo(UdpConfig.Backend.NATIVE);
+            long total = 8 * MIB;
+            MemoryRegion src = p.region(p.pdA, total);
+            MemoryRegion dst = p.region(p.pdB, total);
+            MemoryRegion back = p.region(p.pdA, total);
+            UdpDevicePair.fill(src.segment(), 31);
+
+            p.writeAll(src, dst, MIB, 20); // NIO sends, native places
+            WorkRequest wr = new WorkRequest();
+            for (int i = 0; i < 8; i++) { // native b sends the responses from registered memory
+                p.qpA.postSend(wr.clear().wrId(i).opcode(Opcode.RDMA_READ).sge(back, i * MIB, MIB)
+                        .remote(RemoteRegion.of(dst), i * MIB));
+            }
+            p.awaitSuccesses(p.cqA, 8, 20);
+
+            assertThat(dst.segment().mismatch(src.segment())).as("first differing byte written").isEqualTo(-1);
+            assertThat(back.segment().mismatch(src.segment())).as("first differing byte read back").isEqualTo(-1);
+            assertThat(p.tapB.port().stats().placedDatagramsReceived()).isPositive();
+        }
+    }
+
+    @Test
     void aWriteGatheredFromSeveralSgesAndOneAtAnOffsetArriveByteExact() throws Exception {
         QpConfig qp = QpConfig.builder().mtu(4096).build();
         try (UdpDevicePair p = new UdpDevicePair(UdpConfig.builder().backend(UdpConfig.Backend.NATIVE).build(), qp)) {
