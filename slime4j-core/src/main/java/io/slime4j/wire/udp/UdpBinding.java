@@ -91,7 +91,8 @@ final class UdpBinding {
         return new NioUdpSocket(openChannel(host, port, config, what, shown), config.maxDatagramSize());
     }
 
-    private static DatagramChannel openChannel(InetAddress host, int port, UdpConfig config, String what, String shown) {
+    private static DatagramChannel openChannel(InetAddress host, int port, UdpConfig config, String what,
+                                               String shown) {
         ProtocolFamily family = host instanceof Inet6Address ? StandardProtocolFamily.INET6 : StandardProtocolFamily.INET;
         DatagramChannel channel;
         try {

@@ -214,8 +214,8 @@ public final class UdpPort implements WirePort {
         if (headerLength < 0 || payloadLength < 0 || (long) headerLength + payloadLength > maxDatagramSize
                 || headerLength > header.byteSize() || payloadOffset < 0
                 || payloadOffset > payload.byteSize() - payloadLength) {
-            throw new IllegalArgumentException("header " + headerLength + " of " + header.byteSize() + " bytes and payload "
-                    + payloadOffset + "+" + payloadLength + " of " + payload.byteSize()
+            throw new IllegalArgumentException("header " + headerLength + " of " + header.byteSize()
+                    + " bytes and payload " + payloadOffset + "+" + payloadLength + " of " + payload.byteSize()
                     + " bytes must lie in their segments and make at most " + maxDatagramSize + " bytes");
         }
         if (!dataChannel.gathers() && (long) headerLength + payloadLength > header.byteSize()) {

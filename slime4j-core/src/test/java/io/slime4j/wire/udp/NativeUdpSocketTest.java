@@ -357,7 +357,8 @@ class NativeUdpSocketTest {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment buffer = arena.allocate(2_048);
             for (int i = 0; i < 3; i++) {
-                assertThatThrownBy(() -> old.receive(buffer)).isInstanceOf(java.nio.channels.ClosedChannelException.class);
+                assertThatThrownBy(() -> old.receive(buffer))
+                        .isInstanceOf(java.nio.channels.ClosedChannelException.class);
                 assertThatThrownBy(() -> old.send(buffer, 10, new java.net.InetSocketAddress(loopback, 9)))
                         .isInstanceOf(java.nio.channels.ClosedChannelException.class);
             }
