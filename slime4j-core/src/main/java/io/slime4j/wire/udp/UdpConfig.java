@@ -320,7 +320,7 @@ public record UdpConfig(int receiveBufferSize, int sendBufferSize, int maxDatagr
     public static java.util.Map<String, String> environmentSettings() {
         java.util.Map<String, String> m = new java.util.LinkedHashMap<>();
         for (String p : new String[] {RECEIVE_BUFFER_SIZE_PROPERTY, SEND_BUFFER_SIZE_PROPERTY, MAX_DATAGRAM_SIZE_PROPERTY,
-                ADVERTISED_ADDRESS_PROPERTY}) {
+                ADVERTISED_ADDRESS_PROPERTY, BACKEND_PROPERTY}) {
             m.put(p, environmentName(p));
         }
         return java.util.Collections.unmodifiableMap(m);
