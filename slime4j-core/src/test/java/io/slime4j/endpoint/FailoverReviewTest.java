@@ -145,4 +145,28 @@ class FailoverReviewTest {
                     + " failed, " + p.a.stats().reissued.sum() + " requests re-issued");
         }
     }
+
+    /**
+     * updatePeer with the info of a one-rail endpoint (its regions have no keys for other rails) on a
+     * two-rail endpoint would let a request whose lanes are all on rail 0 be accepted, and its
+     * re-issue onto rail 1 (or a lone immediate moved there) look the key up on the dispatch thread,
+     * fail there and never complete: such info is refused at the call, as connect refuses it.
+     */
+    @Test
+    void peerInfoWithoutAKeyForEveryRailIsRefusedAtTheCall() throws Exception {
+        try (RailPair p = RailPair.inproc(2, EndpointConfig.builder().qps(4).build(), 1 << 20)) {
+            EndpointInfo peer = p.b.info();
+            Map<String, RegionInfo> regions = new LinkedHashMap<>(peer.regions());
+            RegionInfo kv = regions.get("kv");
+            regions.put("kv", new RegionInfo(kv.address(), kv.length(), kv.remoteKey(), kv.accessFlags())); // rail 0 only
+            EndpointInfo oneRailKeys = new EndpointInfo(peer.name(), peer.address(), peer.messageSlots(), peer.immWindow(),
+                    peer.ioQps(), peer.metaQp(), peer.dataQp(), regions); // valid info of a one-rail endpoint
+            assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> p.a.updatePeer(oneRailKeys)))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'kv'")
+                    .hasMessageContaining("2 rails");
+            Patterns.fill(p.kvA, 0, 4096, 5); // the info in use is unchanged
+            success(p.a.write("kv", 0, "kv", 0, 4096), WAIT);
+            assertThat(Patterns.mismatch(p.kvB, 0, 4096, 5)).isEqualTo(-1);
+        }
+    }
 }
