@@ -214,6 +214,7 @@ final class IoPath {
             sendQueues[q].post(wr, slot.index, f.sub, true, false);
         } catch (RuntimeException e) {
             sendQueues[q].releaseCredit();
+            imm.returnPeerCredit(); // the immediate never left
             op.fail(WcStatus.GENERAL_ERR, core.name + ": posting the immediate of op " + op.seq + " failed: " + e.getMessage());
             core.releaser.countDown(pool, slot, 1);
         }
