@@ -74,7 +74,7 @@ class PeerKillTest {
         peer.kill();
         long killed = System.nanoTime();
 
-        List<WorkCompletion> rest = local.take(writes - 1, 10);
+        List<WorkCompletion> rest = local.take(writes - 1, 30);
         Duration failedAfter = Duration.ofNanos(System.nanoTime() - killed);
 
         assertThat(rest).as("every request completes once").hasSize(writes - 1);
@@ -90,11 +90,12 @@ class PeerKillTest {
             }
         }
         assertThat(failed).as("a request failed once the peer was gone").isPositive();
-        // ACK timeout doubled on each of the retries: 20 + 40 + 80 + 160 ms; the slack absorbs an RTO
-        // raised by the RTT estimate and scheduling on a busy machine.
+        // ACK timeout doubled on each of the retries: 20 + 40 + 80 + 160 ms. On a busy machine the RTT
+        // estimate raises the RTO above the ACK timeout (and backoff doubles it), so this is a "never
+        // hangs" bound, not a timing claim; the log line below reports the time it took.
         Duration budget = ACK_TIMEOUT.multipliedBy((1L << (RETRY_COUNT + 1)) - 1);
         assertThat(failedAfter).as("time from the kill until every request failed (retry budget %s)", budget)
-                .isLessThan(budget.plusSeconds(2));
+                .isLessThan(budget.plusSeconds(15));
         assertThat(local.qp.state()).isEqualTo(QpState.ERR);
         LOG.info("peer killed after write 0 completed: {} writes succeeded after the kill, write {} failed with "
                         + "RETRY_EXC_ERR {} ms after the kill (retry budget {} ms), {} flushed; counters {}",
