@@ -94,7 +94,10 @@ final class SoftCompletionQueue implements CompletionQueue {
      */
     boolean push(SoftQueuePair owner, long sendSsn, long id, WcStatus st, WcOpcode op, int bytes, int imm, boolean withImm) {
         long t = tail;
-        if (t - head >= capacity) {
+        if (overflowed || t - head >= capacity) {
+            // once overflowed, every later completion is refused too (counted as lost), even if a poll
+            // made room meanwhile: what a poller gets is exactly what fitted before the overflow, with
+            // no gap in the middle
             lostCompletions++;
             if (!overflowed) {
                 overflowed = true;
