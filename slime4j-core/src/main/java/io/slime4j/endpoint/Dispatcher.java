@@ -188,7 +188,12 @@ final class Dispatcher implements Runnable {
                 if (Thread.interrupted()) {
                     throw new InterruptedException();
                 }
-                if (!cq.awaitReady(Math.min(remaining, slice), TimeUnit.NANOSECONDS)) {
+                long wait = Math.min(remaining, slice);
+                long began = System.nanoTime();
+                if (!cq.awaitReady(wait, TimeUnit.NANOSECONDS)) {
+                    if (System.nanoTime() - began < wait / 2) {
+                        return null; // returned early with nothing ready: the queue is closed; wait on the signal
+                    }
                     slice = Math.min(slice * 2, HELP_SLICE_MAX_NANOS);
                 }
             }
