@@ -1,6 +1,7 @@
 /**
  * slime4j core: the verbs API, the software RC engine and the wires. Depends on slf4j-api only
- * and needs no JVM flags.
+ * and needs no JVM flags; {@code --enable-native-access=io.slime4j.core} (or {@code =ALL-UNNAMED}
+ * on the class path) lets the UDP wire use its faster native backend.
  */
 module io.slime4j.core {
     requires org.slf4j;

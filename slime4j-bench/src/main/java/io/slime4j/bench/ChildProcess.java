@@ -19,6 +19,9 @@ final class ChildProcess implements AutoCloseable {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.add("-Xmx1g");
+        if (ChildProcess.class.getModule().isNativeAccessEnabled()) {
+            command.add("--enable-native-access=ALL-UNNAMED"); // the same udp backend on both sides
+        }
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
         command.add(main.getName());

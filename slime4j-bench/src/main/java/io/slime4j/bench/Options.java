@@ -5,9 +5,9 @@ import java.util.Arrays;
 /** Command-line options of {@link WriteBench}, validated with one-line errors. */
 final class Options {
     int[] sizes = {64 << 10, 1 << 20};
-    long bytes = 256L << 20;
+    long bytes = 2L << 30; // long enough that a fresh child JVM has compiled its hot paths
     int depth = 16;
-    int mtu = 16 << 10;
+    int mtu = 60 << 10; // loopback carries 64 KiB datagrams whole; the engine header must fit too
     int rounds = 3;
 
     static Options parse(String[] args) {

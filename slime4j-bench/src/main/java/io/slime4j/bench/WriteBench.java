@@ -14,6 +14,7 @@ import io.slime4j.verbs.QueuePair;
 import io.slime4j.verbs.RemoteRegion;
 import io.slime4j.verbs.WorkCompletion;
 import io.slime4j.verbs.WorkRequest;
+import io.slime4j.wire.udp.UdpConfig;
 import io.slime4j.wire.udp.UdpWire;
 
 import java.io.BufferedReader;
@@ -21,8 +22,7 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.lang.foreign.Arena;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.List;
+import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -30,7 +30,7 @@ import java.util.concurrent.TimeUnit;
  * wire, then a plain NIO TCP stream of the same messages, in one run; prints MB/s and the ratio.
  *
  * <pre>
- * java -cp ... io.slime4j.bench.WriteBench [--sizes 64K,1M] [--bytes 256M] [--depth 16] [--mtu 16K] [--rounds 3]
+ * java -cp ... io.slime4j.bench.WriteBench [--sizes 64K,1M] [--bytes 2G] [--depth 16] [--mtu 60K] [--rounds 3]
  * </pre>
  */
 public final class WriteBench {
@@ -48,69 +48,115 @@ public final class WriteBench {
             return;
         }
         Options o = Options.parse(args);
-        System.out.printf("WriteBench: %s per size, %d outstanding, mtu %d, best of %d rounds; two processes on loopback%n",
-                Options.format(o.bytes), o.depth, o.mtu, o.rounds);
-        List<String> rows = new ArrayList<>();
-        double[] slime = slimeWrites(o);
-        double[] tcp = tcpWrites(o);
-        System.out.printf("%-10s %16s %16s %8s%n", "size", "slime4j MB/s", "NIO TCP MB/s", "ratio");
-        for (int i = 0; i < o.sizes.length; i++) {
-            String row = String.format("%-10s %16.1f %16.1f %8.2f", Options.format(o.sizes[i]), slime[i], tcp[i],
-                    slime[i] / tcp[i]);
-            rows.add(row);
-            System.out.println(row);
-        }
-    }
-
-    private static double[] tcpWrites(Options o) throws Exception {
-        double[] best = new double[o.sizes.length];
-        try (ChildProcess child = new ChildProcess(WriteBench.class, "--serve", "tcp")) {
-            int port = Integer.parseInt(child.handshake.expect("PORT"));
-            try (TcpStream.Client client = new TcpStream.Client(port, o.maxSize())) {
-                for (int i = 0; i < o.sizes.length; i++) {
-                    int count = (int) (o.bytes / o.sizes[i]);
-                    client.round(o.sizes[i], Math.max(1, count / 4)); // warm-up
-                    for (int r = 0; r < o.rounds; r++) {
-                        long nanos = client.round(o.sizes[i], count);
-                        best[i] = Math.max(best[i], (double) o.sizes[i] * count / (nanos / 1e3));
-                    }
+        System.out.printf("WriteBench: %s per size, %d outstanding, mtu %d, %d rounds (slime4j and TCP phases alternating);"
+                + " two processes on loopback; udp backend %s%n", Options.format(o.bytes), o.depth, o.mtu, o.rounds,
+                UdpConfig.fromEnvironment().backend().resolve());
+        int n = o.sizes.length;
+        double[][] slime = new double[n][o.rounds];
+        double[][] tcp = new double[n][o.rounds];
+        // Phases alternate, slime4j then TCP, once per round, each with fresh processes: a burst of
+        // load elsewhere on the machine then hits both alike, and no idle slime4j agent polls while
+        // TCP is measured.
+        String counters = "";
+        for (int r = 0; r < o.rounds; r++) {
+            try (SlimeSide s = new SlimeSide(o)) {
+                for (int i = 0; i < n; i++) {
+                    int size = o.sizes[i];
+                    int count = (int) (o.bytes / size);
+                    s.round(size, count); // warm-up: a fresh child JVM must compile its receive path first
+                    slime[i][r] = (double) size * count / (s.round(size, count) / 1e3);
+                }
+                counters = s.counters();
+            }
+            try (ChildProcess tcpChild = new ChildProcess(WriteBench.class, "--serve", "tcp");
+                 TcpStream.Client client = new TcpStream.Client(Integer.parseInt(tcpChild.handshake.expect("PORT")),
+                         o.maxSize())) {
+                for (int i = 0; i < n; i++) {
+                    int size = o.sizes[i];
+                    int count = (int) (o.bytes / size);
+                    client.round(size, count); // warm-up, as long as for slime4j
+                    tcp[i][r] = (double) size * count / (client.round(size, count) / 1e3);
                 }
             }
         }
-        return best;
+        System.out.println("slime4j transport, last round: " + counters);
+        System.out.printf("%-10s %16s %16s %8s %18s %18s %8s%n", "size", "slime4j MB/s", "NIO TCP MB/s", "ratio",
+                "slime4j median", "NIO TCP median", "ratio");
+        for (int i = 0; i < n; i++) {
+            double sb = Arrays.stream(slime[i]).max().orElseThrow();
+            double tb = Arrays.stream(tcp[i]).max().orElseThrow();
+            double sm = median(slime[i]);
+            double tm = median(tcp[i]);
+            System.out.printf("%-10s %16.1f %16.1f %8.2f %18.1f %18.1f %8.2f%n", Options.format(o.sizes[i]), sb, tb,
+                    sb / tb, sm, tm, sm / tm);
+        }
     }
 
-    private static double[] slimeWrites(Options o) throws Exception {
-        double[] best = new double[o.sizes.length];
-        QpConfig qpConfig = QpConfig.builder().mtu(o.mtu).sendQueueDepth(Math.max(64, o.depth * 2)).build();
-        try (ChildProcess child = new ChildProcess(WriteBench.class, "--serve", "slime4j",
-                     Integer.toString(o.maxSize() * o.depth), Integer.toString(o.mtu));
-             UdpWire wire = new UdpWire();
-             SoftDevice device = SoftDevice.open(wire, "udp:127.0.0.1:0", SoftConfig.builder().name("bench").build());
-             Arena arena = Arena.ofShared()) {
+    private static double median(double[] values) {
+        double[] v = values.clone();
+        Arrays.sort(v);
+        return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+    }
+
+    /** The slime4j side: a device here, a served device in a child process, one connected queue pair. */
+    private static final class SlimeSide implements AutoCloseable {
+        private final ChildProcess child;
+        private final UdpWire wire;
+        private final SoftDevice device;
+        private final Arena arena;
+        private final QueuePair qp;
+        private final CompletionQueue cq;
+        private final MemoryRegion source;
+        private final RemoteRegion remote;
+        private final int depth;
+
+        SlimeSide(Options o) throws Exception {
+            depth = o.depth;
+            child = new ChildProcess(WriteBench.class, "--serve", "slime4j", Integer.toString(o.maxSize() * o.depth),
+                    Integer.toString(o.mtu));
+            wire = new UdpWire();
+            device = SoftDevice.open(wire, "udp:127.0.0.1:0", SoftConfig.builder().name("bench").build());
+            arena = Arena.ofShared();
+            QpConfig qpConfig = QpConfig.builder().mtu(o.mtu).sendQueueDepth(Math.max(64, o.depth * 2)).build();
             QpInfo peer = parseQp(child.handshake.expect("QP"));
             String[] r = child.handshake.expect("REGION").split(" ");
-            RemoteRegion remote = new RemoteRegion(Long.parseLong(r[0]), Long.parseLong(r[1]), Long.parseLong(r[2]));
+            remote = new RemoteRegion(Long.parseLong(r[0]), Long.parseLong(r[1]), Long.parseLong(r[2]));
             ProtectionDomain pd = device.allocateProtectionDomain();
-            CompletionQueue cq = device.createCompletionQueue(4096);
-            QueuePair qp = device.createQueuePair(pd, qpConfig, cq, cq);
+            cq = device.createCompletionQueue(4096);
+            qp = device.createQueuePair(pd, qpConfig, cq, cq);
             child.handshake.send("QP " + format(qp.localInfo()));
             qp.connect(peer);
             child.handshake.expect("READY");
-            MemoryRegion source = pd.register(arena.allocate((long) o.maxSize() * o.depth, 4096), AccessFlags.ALL);
-            for (int i = 0; i < o.sizes.length; i++) {
-                int count = (int) (o.bytes / o.sizes[i]);
-                writes(qp, cq, source, remote, o.sizes[i], Math.max(1, count / 4), o.depth); // warm-up
-                for (int k = 0; k < o.rounds; k++) {
-                    long nanos = writes(qp, cq, source, remote, o.sizes[i], count, o.depth);
-                    best[i] = Math.max(best[i], (double) o.sizes[i] * count / (nanos / 1e3));
-                }
-            }
-            System.out.printf("slime4j transport: %d packets sent, %d retransmitted, %d timeouts%n",
-                    device.counters().get(Counter.PACKETS_SENT), device.counters().get(Counter.RETRANSMITS),
-                    device.counters().get(Counter.TIMEOUTS));
+            source = pd.register(arena.allocate((long) o.maxSize() * o.depth, 4096), AccessFlags.ALL);
         }
-        return best;
+
+        long round(int size, int count) throws InterruptedException {
+            return writes(qp, cq, source, remote, size, count, depth);
+        }
+
+        String counters() {
+            return String.format("%d packets sent, %d retransmitted, %d timeouts, %d send drops (socket buffer full);"
+                            + "\n  sending port: %s", device.counters().get(Counter.PACKETS_SENT),
+                    device.counters().get(Counter.RETRANSMITS), device.counters().get(Counter.TIMEOUTS),
+                    device.counters().get(Counter.SEND_DROPS), wire.ports().getFirst().stats())
+                    + "\n  receiving port: " + peerStats();
+        }
+
+        private String peerStats() {
+            child.handshake.send("STATS");
+            try {
+                return child.handshake.expect("STATS");
+            } catch (java.io.IOException e) {
+                return "unavailable (" + e.getMessage() + ")";
+            }
+        }
+
+        @Override
+        public void close() throws Exception {
+            try (child; wire; device; arena) {
+                // closed in reverse order: arena, device, wire, child
+            }
+        }
     }
 
     private static long writes(QueuePair qp, CompletionQueue cq, MemoryRegion source, RemoteRegion remote, int size,
@@ -154,6 +200,8 @@ public final class WriteBench {
             h.send("REGION " + target.address() + " " + target.length() + " " + target.remoteKey());
             qp.connect(parseQp(h.expect("QP")));
             h.send("READY");
+            h.expect("STATS");
+            h.send("STATS " + wire.ports().getFirst().stats());
             h.expect("QUIT");
         }
     }

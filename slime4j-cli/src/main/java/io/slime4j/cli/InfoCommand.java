@@ -67,7 +67,11 @@ final class InfoCommand implements Callable<Integer> {
 
     private static String udp() {
         try (UdpWire wire = new UdpWire(UdpConfig.defaults())) {
-            return wire.isAvailable() ? "available (perf's default; two processes or two hosts)"
+            UdpConfig.Backend backend = UdpConfig.fromEnvironment().backend().resolve();
+            String why = backend == UdpConfig.Backend.NIO && UdpConfig.Backend.nativeUnavailability() != null
+                    ? "; native not available: " + UdpConfig.Backend.nativeUnavailability().getMessage() : "";
+            return wire.isAvailable() ? "available (perf's default; two processes or two hosts), backend "
+                    + backend.name().toLowerCase() + why
                     : "NOT available: " + wire.unavailabilityCause();
         } catch (RuntimeException e) {
             return "NOT available: " + e.getMessage();
@@ -122,6 +126,9 @@ final class InfoCommand implements Callable<Integer> {
     }
 
     private static String text(Object v) {
+        if (v == null) {
+            return "(by qps)"; // the selector: single for one QP, striped for more
+        }
         String s = String.valueOf(v);
         return s.isEmpty() ? "(none)" : s;
     }

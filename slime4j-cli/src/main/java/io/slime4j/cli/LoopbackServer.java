@@ -33,6 +33,9 @@ final class LoopbackServer implements AutoCloseable {
     static LoopbackServer start() throws IOException, InterruptedException {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        if (LoopbackServer.class.getModule().isNativeAccessEnabled()) {
+            command.add("--enable-native-access=ALL-UNNAMED"); // the same UDP backend on both sides
+        }
         System.getProperties().stringPropertyNames().stream().filter(k -> k.startsWith("slime4j."))
                 .forEach(k -> command.add("-D" + k + "=" + System.getProperty(k)));
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), Main.class.getName(), "perf", "--server",

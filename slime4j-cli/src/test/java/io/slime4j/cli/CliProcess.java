@@ -38,7 +38,7 @@ final class CliProcess implements AutoCloseable {
     static CliProcess start(List<String> prefix, java.util.Map<String, String> env, String... args) throws IOException {
         List<String> command = new ArrayList<>(prefix);
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.addAll(List.of("-Xmx512m", "-cp", System.getProperty("java.class.path"), Main.class.getName()));
+        command.addAll(List.of("-Xmx512m", "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"), Main.class.getName()));
         command.addAll(List.of(args));
         ProcessBuilder pb = new ProcessBuilder(command);
         pb.environment().putAll(env);

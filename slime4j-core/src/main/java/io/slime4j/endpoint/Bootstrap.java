@@ -325,9 +325,14 @@ public final class Bootstrap {
 
         private Channel(Socket socket) throws IOException {
             this.socket = socket;
-            socket.setTcpNoDelay(true);
-            this.in = new PushbackInputStream(socket.getInputStream(), 1);
-            this.out = socket.getOutputStream();
+            try {
+                socket.setTcpNoDelay(true);
+                this.in = new PushbackInputStream(socket.getInputStream(), 1);
+                this.out = socket.getOutputStream();
+            } catch (IOException | RuntimeException e) {
+                socket.close(); // not handed out: nobody else would close it
+                throw e;
+            }
         }
 
         /** This side's address of the connection: the address the peer reached us by. */

@@ -214,6 +214,7 @@ final class IoPath {
             sendQueues[q].post(wr, slot.index, f.sub, true, false);
         } catch (RuntimeException e) {
             sendQueues[q].releaseCredit();
+            imm.returnPeerCredit(); // the immediate never left
             op.fail(WcStatus.GENERAL_ERR, core.name + ": posting the immediate of op " + op.seq + " failed: " + e.getMessage());
             core.releaser.countDown(pool, slot, 1);
         }
@@ -270,13 +271,17 @@ final class IoPath {
      * rotation runs again on the next live lane, with the same slot position (so the slot's count
      * and the op's fence are untouched), when that is safe: plain reads and writes are idempotent; a
      * request carrying an immediate is not (the peer may have seen it), so its op fails instead.
-     * Needs a free send-queue credit on the new lane (the dispatch thread never waits). Returns
-     * whether the request was re-posted.
+     * Only a request the lane failed is re-issued — retries exhausted, or flushed behind another
+     * failure; one the peer or the local side refused (a key, a length) would fail the same way on
+     * every lane and take each down in turn, so its op fails. Needs a free send-queue credit on the
+     * new lane (the dispatch thread never waits). Returns whether the request was re-posted.
      */
     private boolean reissue(WorkCompletion wc) {
         long id = wc.wrId();
         int q = WrIds.qp(id);
-        if (core.isClosing() || !core.router.isDead(q)) {
+        WcStatus status = wc.status();
+        if (core.isClosing() || !core.router.isDead(q)
+                || (status != WcStatus.RETRY_EXC_ERR && status != WcStatus.WR_FLUSH_ERR)) {
             return false;
         }
         Slot slot = pool.slot(WrIds.slot(id));

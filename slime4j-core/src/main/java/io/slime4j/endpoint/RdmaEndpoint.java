@@ -205,9 +205,23 @@ public final class RdmaEndpoint implements AutoCloseable {
         }
     }
 
-    /** Replaces the peer's regions with those of a fresh {@code peer.info()} (e.g. registered since connect). */
+    /**
+     * Replaces the peer's regions with those of a fresh {@code peer.info()} (e.g. registered since connect).
+     *
+     * @throws IllegalArgumentException if {@code peer} describes another number of rails (its regions
+     *                                  would lack the keys of some lanes)
+     */
     public void updatePeer(EndpointInfo peer) {
         core.checkOpen();
+        if (peer == null) {
+            throw new IllegalArgumentException("peer info must not be null");
+        }
+        if (peer.rails().size() != core.transport.rails()) {
+            throw new IllegalArgumentException("endpoint " + core.name + " has " + core.transport.rails()
+                    + " rails but the info of peer " + peer.name() + " describes " + peer.rails().size()
+                    + ": its regions have no keys for every rail (regions "
+                    + peer.regions().keySet().stream().map(n -> "'" + n + "'").toList() + ")");
+        }
         core.regions.peer(peer.regions());
     }
 

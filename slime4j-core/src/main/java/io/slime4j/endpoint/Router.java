@@ -52,20 +52,24 @@ final class Router {
     }
 
     /**
-     * The lane for one request of {@code type}.
+     * The lane for one request of {@code type}. Message-path types ({@link QpOpType#isMessagePath})
+     * always get lane 0 and never throw: their queue pairs exist on lane 0 only, the selector is
+     * asked just to trace and count, and the message path asks after leasing a slot and on the
+     * dispatch thread, where a throw would leak the slot or leave an op pending. Any other answer
+     * for them, an out-of-range one or an exception of the selector included, is a misroute.
      *
      * @throws EndpointException when every lane has failed, or the selector answered out of range
      */
     int select(QpOpType type, long messageId) {
+        if (type.isMessagePath()) {
+            return messagePath(type, messageId);
+        }
         int lane = selector.select(type, messageId, qps);
         if (lane < 0 || lane >= qps) {
             throw new EndpointException("endpoint " + endpoint + ": QP selector " + selector + " chose lane " + lane
                     + " for " + type + "; lanes are 0.." + (qps - 1));
         }
-        if (type.isMessagePath() && lane != 0) {
-            misroutes.increment(); // the message queue pairs exist on lane 0 only
-            lane = 0;
-        } else if (deadCount > 0 && dead.get(lane) != 0) {
+        if (deadCount > 0 && dead.get(lane) != 0) {
             rerouted.increment();
             lane = liveAfter(lane);
         }
@@ -73,6 +77,22 @@ final class Router {
             TRACE.trace("endpoint {}: {} message {} -> lane {}", endpoint, type, messageId, lane);
         }
         return lane;
+    }
+
+    private int messagePath(QpOpType type, long messageId) {
+        int lane;
+        try {
+            lane = selector.select(type, messageId, qps);
+        } catch (RuntimeException e) {
+            lane = -1;
+        }
+        if (lane != 0) {
+            misroutes.increment(); // the message queue pairs exist on lane 0 only
+        }
+        if (TRACE.isTraceEnabled()) {
+            TRACE.trace("endpoint {}: {} message {} -> lane 0", endpoint, type, messageId);
+        }
+        return 0;
     }
 
     /** Whether {@code lane} was taken out of the rotation. */

@@ -331,6 +331,8 @@ final class Requester {
         }
         h.start(s.type, flags, qp.peerQpn(), qp.peerToken(), s.psn).ackPsn(qp.responder().expectedPsn());
         int length = HEADER_LENGTH + s.payloadLength;
+        MemorySegment gatherFrom = null; // the payload's memory when the port gathers it from there
+        long gatherOffset = 0;
         try {
             if (s.wqe != null) {
                 SendWqe w = s.wqe;
@@ -338,8 +340,17 @@ final class Requester {
                 switch (s.type) {
                     case TYPE_SEND, TYPE_WRITE -> {
                         h.address(w.remoteAddress + s.msgOffset).operand1(s.msgOffset).operand2(w.msn);
-                        Sgl.gather(w.numSge, w.sgeSegment, w.sgeOffset, w.sgeLength, s.msgOffset, buf, HEADER_LENGTH,
-                                s.payloadLength);
+                        if (w.numSge == 1 && s.payloadLength > 0 && device.portGathers()) {
+                            KeyTable.Entry e = w.sgeSegment[0];
+                            if (!e.valid || !e.segment.scope().isAlive()) {
+                                throw new IllegalStateException("region deregistered or freed");
+                            }
+                            gatherFrom = e.segment;
+                            gatherOffset = w.sgeOffset[0] + s.msgOffset;
+                        } else {
+                            Sgl.gather(w.numSge, w.sgeSegment, w.sgeOffset, w.sgeLength, s.msgOffset, buf,
+                                    HEADER_LENGTH, s.payloadLength);
+                        }
                     }
                     case TYPE_READ_REQ -> h.address(w.remoteAddress).operand1(w.ssn);
                     default -> {
@@ -352,6 +363,16 @@ final class Requester {
                 h.operand1(j.ssn).length(j.length).address(s.msgOffset).immediate(0).rkey(0);
                 if (j.atomic) {
                     h.operand2(j.atomicValue);
+                } else if (s.payloadLength > 0 && j.status == null && device.portGathers()) {
+                    // the response's payload leaves straight from the registered region
+                    KeyTable.Entry e = device.keyTable().byRemoteKey(j.remoteKey);
+                    long off = e == null ? -1 : e.offsetOf(j.address + s.msgOffset, s.payloadLength);
+                    if (off >= 0 && e.valid && e.segment.scope().isAlive()) {
+                        gatherFrom = e.segment;
+                        gatherOffset = off;
+                    } else {
+                        length = buildReadPayload(h, j, s, length); // reports the access error
+                    }
                 } else if (s.payloadLength > 0 || j.status != null) {
                     length = buildReadPayload(h, j, s, length);
                 }
@@ -377,7 +398,11 @@ final class Requester {
         // the priority channel is drained first, so a data packet may take it only when nothing of
         // this stream is in flight before it: otherwise it would overtake and look like a loss
         boolean priority = length <= device.softConfig().tinyMessageSize() && s.psn == sndUna;
-        device.transmit(qp, length, priority);
+        if (gatherFrom != null) {
+            device.transmit(qp, HEADER_LENGTH, gatherFrom, gatherOffset, s.payloadLength, priority);
+        } else {
+            device.transmit(qp, length, priority);
+        }
         qp.responder().ackCarried();
         return true;
     }

@@ -63,6 +63,15 @@ final class Responder {
     private boolean ackNow;
     private boolean droppedOutOfOrder;
     private long ackDeadline;
+    private MemorySegment placementSegment;
+    private long placementOffset;
+    private KeyTable.Entry placedEntry;
+    private int placedPsn;
+    private long placedBase;
+    private long placedOffset;
+    private int placedPayload;
+    private int placedMsgLength;
+    private int predictedPayloadLength;
     private int packetsSinceAck;
     /** While holes exist: when to repeat the last ACK (its SACK may have been lost), and the backoff. */
     private long sackRefreshAt;
@@ -409,12 +418,88 @@ final class Responder {
         if (base < 0) {
             return SYNDROME_NAK_REMOTE_ACCESS;
         }
+        if (device.placedPayload()) {
+            return OK; // the wire received the payload at its target already (see writePlacement)
+        }
         try {
             MemorySegment.copy(packet, HEADER_LENGTH, e.segment, base + offset, payload);
         } catch (IllegalStateException | IndexOutOfBoundsException ex) {
             return SYNDROME_NAK_REMOTE_ACCESS;
         }
         return OK;
+    }
+
+    /**
+     * For an RDMA write packet not received yet, of which only the header is known: whether it is
+     * the next one in order and passes every check {@link #placeWrite} makes, so that the wire may
+     * receive its {@code payload} bytes at {@link #placementSegment()} from
+     * {@link #placementOffset()}. The packet then comes through {@link #onPacket} as usual, which
+     * skips the copy. Out-of-order, duplicate and bad packets are declined and arrive whole.
+     */
+    boolean writePlacement(HeaderFlyweight h, int payload) {
+        if (h.psn() != ePsn || payload <= 0) {
+            return false;
+        }
+        int msgLength = h.length();
+        long offset = h.operand1();
+        if (msgLength <= 0 || offset < 0 || payload > msgLength - offset) {
+            return false;
+        }
+        KeyTable.Entry e = remoteEntry(h.rkey(), AccessFlags.REMOTE_WRITE);
+        long base = e == null ? -1 : e.offsetOf(h.address() - offset, msgLength);
+        if (base < 0 || !e.segment.scope().isAlive()) {
+            return false;
+        }
+        placementSegment = e.segment;
+        placementOffset = base + offset;
+        placedEntry = e;
+        placedPsn = h.psn();
+        placedBase = base;
+        placedOffset = offset;
+        placedPayload = payload;
+        placedMsgLength = msgLength;
+        return true;
+    }
+
+    /**
+     * After the packet {@link #writePlacement} accepted last was executed: where the next packet of
+     * the same write will go, so that the wire may receive the next datagram there without looking
+     * at its header first. The place is the message's next {@code MTU} bytes (the sender's MTU: the
+     * size of this non-last packet), inside the message's target, whose bytes are undefined until
+     * the write completes, so a datagram that turns out to be another one does no harm there: the
+     * packet that covers those bytes has been neither executed (nothing was executed since the
+     * placed packet) nor placed ahead of order (nothing is recorded), so it will still write them.
+     * False at the end of the message, if anything else was executed since, while out-of-order
+     * packets are recorded, or if the region was deregistered meanwhile. Called right before the
+     * wire receives, so it judges the state of that moment.
+     */
+    boolean predictNextWrite() {
+        KeyTable.Entry e = placedEntry;
+        if (e == null || ePsn != placedPsn + 1 || outOfOrderCount != 0 || !e.valid
+                || !e.segment.scope().isAlive()) {
+            return false;
+        }
+        long next = placedOffset + placedPayload;
+        long remaining = placedMsgLength - next;
+        if (remaining <= 0) {
+            return false;
+        }
+        placementSegment = e.segment;
+        placementOffset = placedBase + next;
+        predictedPayloadLength = (int) Math.min(remaining, placedPayload);
+        return true;
+    }
+
+    int predictedPayloadLength() {
+        return predictedPayloadLength;
+    }
+
+    MemorySegment placementSegment() {
+        return placementSegment;
+    }
+
+    long placementOffset() {
+        return placementOffset;
     }
 
     private KeyTable.Entry remoteEntry(long rkey, int access) {

@@ -12,6 +12,7 @@ import io.slime4j.verbs.QueuePair;
 import io.slime4j.verbs.VerbsDevice;
 import io.slime4j.verbs.VerbsException;
 import io.slime4j.wire.PacketHandler;
+import io.slime4j.wire.PlacingPacketHandler;
 import io.slime4j.wire.Wire;
 import io.slime4j.wire.WireAddress;
 import io.slime4j.wire.WirePort;
@@ -53,9 +54,10 @@ public final class SoftDevice implements VerbsDevice {
     private final ProgressAgent agent;
     private final ConcurrentLinkedQueue<Runnable> commands = new ConcurrentLinkedQueue<>();
     private final HeaderFlyweight txHeader = new HeaderFlyweight();
+    private final boolean portGathers;
     private final HeaderFlyweight rxHeader = new HeaderFlyweight();
     private final MemorySegment scratch8 = Arena.ofAuto().allocate(8, 8);
-    private final PacketHandler packetHandler = this::onPacket;
+    private final PacketHandler packetHandler = new Placer();
     private final TimerWheel.Handler timeoutHandler =
             (t, now) -> ((SendSegment) t).owner.onTimeout((SendSegment) t, now);
     private volatile SoftQueuePair[] queuePairs = new SoftQueuePair[0];
@@ -64,6 +66,7 @@ public final class SoftDevice implements VerbsDevice {
     private final JmxCounters jmx;
     private volatile boolean closed;
     private long now;
+    private boolean placedPayload; // agent thread only
 
     private SoftDevice(WirePort port, SoftConfig config) {
         this.port = port;
@@ -72,6 +75,7 @@ public final class SoftDevice implements VerbsDevice {
         long tick = config.timerTick().toNanos();
         this.timers = new TimerWheel(tick, 4096, System.nanoTime());
         this.txHeader.wrap(Arena.ofAuto().allocate(port.maxPacketSize(), 64));
+        this.portGathers = port.gathers();
         this.agent = new ProgressAgent(this, config);
         port.onReceivable(agent::wakeup);
         this.jmx = JmxCounters.register(counters, "io.slime4j:type=SoftDevice,name=" + JmxCounters.quote(name));
@@ -305,6 +309,29 @@ public final class SoftDevice implements VerbsDevice {
         }
     }
 
+    /** Whether the port sends a header and a payload from registered memory without copying. */
+    boolean portGathers() {
+        return portGathers;
+    }
+
+    /**
+     * Sends the header built in the transmit buffer ({@code headerLength} bytes) followed by
+     * {@code payloadLength} bytes of {@code payload} from {@code payloadOffset}, gathered by the
+     * port, to {@code qp}'s peer.
+     */
+    void transmit(SoftQueuePair qp, int headerLength, MemorySegment payload, long payloadOffset, int payloadLength,
+                  boolean priority) {
+        int length = headerLength + payloadLength;
+        if (port.send(qp.peerAddress(), txHeader.segment(), headerLength, payload, payloadOffset, payloadLength,
+                priority)) {
+            CounterSet c = qp.countersSet();
+            c.increment(Counter.PACKETS_SENT);
+            c.add(Counter.BYTES_SENT, length);
+        } else {
+            qp.countersSet().increment(Counter.SEND_DROPS);
+        }
+    }
+
     /** The agent is dying of an Error: fail every queue pair so that nothing waits for ever. */
     void onAgentDeath() {
         for (SoftQueuePair qp : queuePairs) {
@@ -392,6 +419,103 @@ public final class SoftDevice implements VerbsDevice {
             qp.requester().onCumulativeAck(h.ackPsn(), now);
         }
         qp.responder().onPacket(h, packet, length, now);
+    }
+
+    /**
+     * Receives for the device, and tells a wire that can split datagrams where an in-order RDMA
+     * write's payload goes, so that it lands at its target straight from the socket. Only what
+     * would pass every check of {@link #onPacket} and of the responder's placement is placed;
+     * anything else is declined and then arrives whole, to be handled (and counted) as usual.
+     */
+    private final class Placer implements PlacingPacketHandler {
+        private final HeaderFlyweight peeked = new HeaderFlyweight();
+        private MemorySegment segment;
+        private long offset;
+        private SoftQueuePair placedQp;
+        private int predictedLength;
+
+        @Override
+        public void onPacket(MemorySegment packet, int length, WireAddress from) {
+            SoftDevice.this.onPacket(packet, length, from);
+        }
+
+        @Override
+        public int headerLength() {
+            return HEADER_LENGTH;
+        }
+
+        @Override
+        public boolean place(MemorySegment header, int length, WireAddress from) {
+            HeaderFlyweight h = peeked.wrap(header);
+            if (length <= HEADER_LENGTH || h.version() != VERSION || h.type() != TYPE_WRITE) {
+                return false;
+            }
+            int qpn = h.destQpn();
+            SoftQueuePair qp = qpn > 0 && qpn <= MAX_QPS ? byQpn[qpn] : null;
+            if (qp == null || qp.peerAddress() == null || h.token() != qp.localToken()
+                    || !from.equals(qp.peerAddress()) || !qp.isActive()) {
+                return false;
+            }
+            Responder r = qp.responder();
+            if (!r.writePlacement(h, length - HEADER_LENGTH)) {
+                return false;
+            }
+            segment = r.placementSegment();
+            offset = r.placementOffset();
+            placedQp = qp;
+            return true;
+        }
+
+        /** The rest of the write in progress: its next packet goes right after this one. */
+        @Override
+        public boolean predictNext() {
+            SoftQueuePair qp = placedQp;
+            if (qp == null || !qp.isActive() || !qp.responder().predictNextWrite()) {
+                return false;
+            }
+            segment = qp.responder().placementSegment();
+            offset = qp.responder().placementOffset();
+            predictedLength = qp.responder().predictedPayloadLength();
+            return true;
+        }
+
+        @Override
+        public int predictedPayloadLength() {
+            return predictedLength;
+        }
+
+        /** Whether the packet is one {@link #place} accepts for exactly the predicted place. */
+        @Override
+        public boolean confirm(MemorySegment header, int length, WireAddress from) {
+            MemorySegment predictedSegment = segment;
+            long predictedOffset = offset;
+            return place(header, length, from) && segment == predictedSegment && offset == predictedOffset;
+        }
+
+        @Override
+        public MemorySegment placementSegment() {
+            return segment;
+        }
+
+        @Override
+        public long placementOffset() {
+            return offset;
+        }
+
+        @Override
+        public void onPlacedPacket(MemorySegment packet, int length, WireAddress from) {
+            placedPayload = true;
+            try {
+                SoftDevice.this.onPacket(packet, length, from);
+            } finally {
+                placedPayload = false;
+            }
+        }
+    }
+
+    /** Whether the packet being handled had its payload placed by the wire already. */
+    boolean placedPayload() {
+        return placedPayload;
     }
 
     @Override

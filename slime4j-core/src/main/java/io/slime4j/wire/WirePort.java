@@ -40,6 +40,39 @@ public interface WirePort extends AutoCloseable {
     boolean send(WireAddress to, MemorySegment packet, int length, boolean priority);
 
     /**
+     * Sends one datagram made of {@code headerLength} bytes of {@code header} followed by
+     * {@code payloadLength} bytes of {@code payload} starting at {@code payloadOffset} (both read
+     * before return). A wire that can gather the two parts in one system call does so, which saves
+     * the engine copying a payload out of registered memory into a packet; this default copies the
+     * payload behind the header, which then needs room for both.
+     *
+     * @return as {@link #send(WireAddress, MemorySegment, int, boolean)}
+     * @throws IllegalArgumentException if a part lies outside its segment or the datagram is larger
+     *                                  than {@link #maxPacketSize()}
+     */
+    /**
+     * Whether {@link #send(WireAddress, MemorySegment, int, MemorySegment, long, int, boolean)}
+     * sends without copying the payload first; callers that have a packet built anyway may prefer
+     * the plain send otherwise.
+     */
+    default boolean gathers() {
+        return false;
+    }
+
+    default boolean send(WireAddress to, MemorySegment header, int headerLength, MemorySegment payload,
+                         long payloadOffset, int payloadLength, boolean priority) {
+        if (headerLength < 0 || payloadLength < 0 || payloadOffset < 0
+                || payloadOffset > payload.byteSize() - payloadLength
+                || (long) headerLength + payloadLength > header.byteSize()) {
+            throw new IllegalArgumentException("header " + headerLength + " + payload " + payloadOffset + "+"
+                    + payloadLength + " of " + payload.byteSize() + " bytes do not fit the header segment of "
+                    + header.byteSize() + " bytes");
+        }
+        MemorySegment.copy(payload, payloadOffset, header, headerLength, payloadLength);
+        return send(to, header, headerLength + payloadLength, priority);
+    }
+
+    /**
      * Hands up to {@code limit} received datagrams to {@code handler}, priority channel first.
      * The segment passed to the handler is valid only during the call.
      *

@@ -12,12 +12,18 @@ import java.nio.channels.DatagramChannel;
 import org.junit.jupiter.api.AfterEach;
 
 /**
- * The conformance suite on the UDP wire: devices on ephemeral 127.0.0.1 ports of one JVM, each a
- * rail with a data and a priority channel. The kernel's loopback does not lose datagrams unless a
- * receive buffer overflows, so the suite runs without injected faults.
+ * The conformance suite on the UDP wire with the NIO backend: devices on ephemeral 127.0.0.1 ports
+ * of one JVM, each a rail with a data and a priority channel. The kernel's loopback does not lose
+ * datagrams unless a receive buffer overflows, so the suite runs without injected faults.
+ * {@link NativeUdpConformanceTest} runs it on the native backend.
  */
 class UdpConformanceTest extends VerbsConformanceTest {
-    private final UdpWire wire = new UdpWire(UdpConfig.defaults());
+    private final UdpWire wire = new UdpWire(config());
+
+    /** The wire's settings; subclasses choose another backend. */
+    protected UdpConfig config() {
+        return UdpConfig.builder().backend(UdpConfig.Backend.NIO).build();
+    }
     private String unreachable;
 
     @Override

@@ -41,7 +41,7 @@ class NetnsFaultTest {
                     "--gateway", "127.0.0.1");
 
             List<String> command = List.of("ip", "netns", "exec", ns,
-                    Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx1g",
+                    Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx1g", "--enable-native-access=ALL-UNNAMED",
                     "-cp", System.getProperty("java.class.path"), TransferMain.class.getName());
             Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
             List<String> output = new ArrayList<>();

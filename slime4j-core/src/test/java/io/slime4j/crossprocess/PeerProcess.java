@@ -38,7 +38,7 @@ final class PeerProcess implements AutoCloseable {
     PeerProcess(String... options) throws IOException {
         stderr = Files.createTempFile("slime4j-peer-", ".log");
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx256m", "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"),
+                "-Xmx256m", "-XX:+UseSerialGC", "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
                 PeerMain.class.getName()));
         command.addAll(List.of(options));
         process = new ProcessBuilder(command).redirectError(stderr.toFile()).start();

@@ -188,7 +188,7 @@ class RoutingTest {
 
     @Test
     void aRailThatStopsAnsweringLeavesTheRotationAndItsReadsAndWritesRunOnTheOthers() throws Exception {
-        QpConfig impatient = QpConfig.builder().ackTimeout(Duration.ofMillis(20)).retryCount(1).build();
+        QpConfig impatient = QpConfig.builder().ackTimeout(Duration.ofMillis(50)).retryCount(4).build(); // a dead rail fails in ~1.5 s; a busy one does not
         Recording[] rec = new Recording[2];
         EndpointConfig c = config(4).qpTemplate(impatient)
                 .selector((q, cfg) -> rec[rec[0] == null ? 0 : 1] = new Recording(QpSelector.roundRobin(true))).build();
@@ -234,7 +234,7 @@ class RoutingTest {
 
     @Test
     void aWriteWithImmWhoseImmediateWasOnAFailedLaneFailsClearlyInsteadOfHanging() throws Exception {
-        QpConfig impatient = QpConfig.builder().ackTimeout(Duration.ofMillis(20)).retryCount(1).build();
+        QpConfig impatient = QpConfig.builder().ackTimeout(Duration.ofMillis(50)).retryCount(4).build(); // a dead rail fails in ~1.5 s; a busy one does not
         QpSelector lane1 = (type, id, qps) -> type.isMessagePath() ? 0 : 1; // everything one-sided on rail 1
         EndpointConfig c = config(2).qpTemplate(impatient).selector((q, cfg) -> lane1).build();
         try (RailPair p = RailPair.inproc(2, c, 1 << 20)) {

@@ -47,20 +47,25 @@ final class UdpBinding {
         boolean singleSocket = advertised != null && advertised.port() >= 0 && advertised.priorityPort() < 0;
         String shown = bindText.isEmpty() ? UdpAddress.PREFIX + UdpAddress.hostText(host) + ":0" : bindText;
 
-        DatagramChannel data = null;
-        DatagramChannel priority = null;
+        boolean nativeBackend = config.backend().resolve() == UdpConfig.Backend.NATIVE;
+        if (nativeBackend && UdpConfig.Backend.nativeUnavailability() != null) {
+            throw new IllegalStateException("the native udp backend cannot run here: "
+                    + UdpConfig.Backend.nativeUnavailability().getMessage() + "; choose backend nio or auto");
+        }
+        UdpSocket data = null;
+        UdpSocket priority = null;
         try {
-            data = open(host, Math.max(0, bind.port()), config, "data", shown);
+            data = open(host, Math.max(0, bind.port()), config, "data", shown, nativeBackend);
             if (!singleSocket) {
-                priority = open(host, Math.max(0, bind.priorityPort()), config, "priority", shown);
+                priority = open(host, Math.max(0, bind.priorityPort()), config, "priority", shown, nativeBackend);
             }
-            int dataPort = localPort(data);
-            int priorityPort = priority == null ? 0 : localPort(priority);
+            int dataPort = data.localPort();
+            int priorityPort = priority == null ? 0 : priority.localPort();
             UdpAddress bound = new UdpAddress(new InetSocketAddress(host, dataPort), priorityPort);
             UdpAddress local = advertise(bound, advertised);
-            int rcv = data.getOption(StandardSocketOptions.SO_RCVBUF);
-            int snd = data.getOption(StandardSocketOptions.SO_SNDBUF);
-            logBuffers(local, config, rcv, snd, priority);
+            int rcv = data.receiveBufferSize();
+            int snd = data.sendBufferSize();
+            logBuffers(local, config, rcv, snd, priority, nativeBackend);
             return new UdpPort(wire, data, priority, bound, local, config.maxDatagramSize(), rcv, snd);
         } catch (IOException e) {
             closeQuietly(priority);
@@ -73,7 +78,21 @@ final class UdpBinding {
         }
     }
 
-    private static DatagramChannel open(InetAddress host, int port, UdpConfig config, String what, String shown) {
+    private static UdpSocket open(InetAddress host, int port, UdpConfig config, String what, String shown,
+                                  boolean nativeBackend) {
+        if (nativeBackend) {
+            try {
+                return NativeUdpSocket.open(host, port, config.receiveBufferSize(), config.sendBufferSize());
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot bind the udp " + what + " channel of " + shown + " at "
+                        + UdpAddress.PREFIX + UdpAddress.hostText(host) + ':' + port + ": " + e.getMessage(), e);
+            }
+        }
+        return new NioUdpSocket(openChannel(host, port, config, what, shown), config.maxDatagramSize());
+    }
+
+    private static DatagramChannel openChannel(InetAddress host, int port, UdpConfig config, String what,
+                                               String shown) {
         ProtocolFamily family = host instanceof Inet6Address ? StandardProtocolFamily.INET6 : StandardProtocolFamily.INET;
         DatagramChannel channel;
         try {
@@ -94,10 +113,6 @@ final class UdpBinding {
             throw new UncheckedIOException("cannot bind the udp " + what + " channel of " + shown + " at "
                     + UdpAddress.PREFIX + UdpAddress.hostText(host) + ':' + port + ": " + e.getMessage(), e);
         }
-    }
-
-    private static int localPort(DatagramChannel channel) throws IOException {
-        return ((InetSocketAddress) channel.getLocalAddress()).getPort();
     }
 
     /** The advertised address: the override's host and non-zero ports, the bound rest. */
@@ -131,17 +146,26 @@ final class UdpBinding {
         return InetAddress.getLoopbackAddress();
     }
 
-    private static void logBuffers(UdpAddress local, UdpConfig config, int rcv, int snd, DatagramChannel priority)
-            throws IOException {
+    private static void logBuffers(UdpAddress local, UdpConfig config, int rcv, int snd, UdpSocket priority,
+                                   boolean nativeBackend) throws IOException {
         if (!LOG.isDebugEnabled()) {
             return;
         }
-        LOG.debug("udp rail {}: SO_RCVBUF requested {} granted {}, SO_SNDBUF requested {} granted {} (data channel{}); "
-                        + "Linux reports twice the usable size and clamps to net.core.rmem_max / wmem_max",
-                local.text(), config.receiveBufferSize(), rcv, config.sendBufferSize(), snd,
-                priority == null ? ", single-socket rail"
-                        : "; priority channel " + priority.getOption(StandardSocketOptions.SO_RCVBUF) + " / "
-                        + priority.getOption(StandardSocketOptions.SO_SNDBUF));
+        LOG.debug("udp rail {} ({} backend): SO_RCVBUF requested {} granted {}, SO_SNDBUF requested {} granted {} "
+                        + "(data channel{}); Linux reports twice the usable size and clamps to net.core.rmem_max / "
+                        + "wmem_max", local.text(), nativeBackend ? "native" : "nio", config.receiveBufferSize(), rcv,
+                config.sendBufferSize(), snd, priority == null ? ", single-socket rail"
+                        : "; priority channel " + priority.receiveBufferSize() + " / " + priority.sendBufferSize());
+    }
+
+    private static void closeQuietly(UdpSocket channel) {
+        if (channel != null) {
+            try {
+                channel.close();
+            } catch (IOException ignored) {
+                // nothing left to release
+            }
+        }
     }
 
     private static void closeQuietly(DatagramChannel channel) {

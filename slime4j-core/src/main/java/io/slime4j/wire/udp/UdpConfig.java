@@ -19,6 +19,8 @@ import java.util.function.UnaryOperator;
  *     <td>{@code SLIME4J_UDP_MAX_DATAGRAM_SIZE}</td><td>65,507 bytes</td></tr>
  * <tr><td>{@link #advertisedAddress()}</td><td>{@code slime4j.udp.advertisedAddress}</td>
  *     <td>{@code SLIME4J_UDP_ADVERTISED_ADDRESS}</td><td>none (the bound address)</td></tr>
+ * <tr><td>{@link #backend()}</td><td>{@code slime4j.udp.backend}</td>
+ *     <td>{@code SLIME4J_UDP_BACKEND}</td><td>{@code auto}</td></tr>
  * </table>
  *
  * <p>Sizes are bytes, optionally with a binary suffix: {@code 4194304}, {@code 4096k},
@@ -45,8 +47,53 @@ import java.util.function.UnaryOperator;
  *                          rail (peers send priority datagrams to the data port too). It applies to
  *                          every port bound with {@link UdpWire#bind(String)}; give each rail its own
  *                          with {@link UdpWire#bind(String, String)}.
+ * @param backend           what drives the sockets: {@link Backend#NIO}, {@link Backend#NATIVE} or
+ *                          {@link Backend#AUTO} (native where it can run, else NIO)
  */
-public record UdpConfig(int receiveBufferSize, int sendBufferSize, int maxDatagramSize, String advertisedAddress) {
+public record UdpConfig(int receiveBufferSize, int sendBufferSize, int maxDatagramSize, String advertisedAddress,
+                        Backend backend) {
+
+    /**
+     * What drives a port's sockets. Both behave the same towards the engine and peers; the native
+     * one is faster (see docs/PERFORMANCE.md).
+     */
+    public enum Backend {
+        /** Java NIO {@link java.nio.channels.DatagramChannel}s: runs everywhere, needs no flag. */
+        NIO,
+        /**
+         * Sockets driven by libc calls through the FFM API: the engine's payloads are sent straight
+         * from registered memory ({@code sendmsg} with two parts) and nothing is allocated per
+         * datagram. Linux on x86_64 or aarch64, and the JVM must grant native access to this module
+         * ({@code --enable-native-access=io.slime4j.core}, or {@code =ALL-UNNAMED} on the class
+         * path); binding fails with a message saying which is missing otherwise.
+         */
+        NATIVE,
+        /** {@link #NATIVE} where it can run, else {@link #NIO}: the default. */
+        AUTO;
+
+        /** Whether the native backend can run in this JVM. */
+        public static boolean nativeAvailable() {
+            return Libc.unavailability() == null;
+        }
+
+        /** Why the native backend cannot run in this JVM, or null when it can. */
+        public static Throwable nativeUnavailability() {
+            return Libc.unavailability();
+        }
+
+        /** NIO or NATIVE: what this choice means in this JVM. */
+        public Backend resolve() {
+            return this == AUTO ? (nativeAvailable() ? NATIVE : NIO) : this;
+        }
+    }
+
+    /** System property of {@link #backend()}: {@code auto}, {@code nio} or {@code native}. */
+    public static final String BACKEND_PROPERTY = "slime4j.udp.backend";
+
+    /** Settings with the {@link Backend#AUTO} backend. */
+    public UdpConfig(int receiveBufferSize, int sendBufferSize, int maxDatagramSize, String advertisedAddress) {
+        this(receiveBufferSize, sendBufferSize, maxDatagramSize, advertisedAddress, Backend.AUTO);
+    }
 
     /** Default of {@link #receiveBufferSize()} and {@link #sendBufferSize()}: 4 MiB. */
     public static final int DEFAULT_BUFFER_SIZE = 4 << 20;
@@ -78,6 +125,9 @@ public record UdpConfig(int receiveBufferSize, int sendBufferSize, int maxDatagr
         requireRange("receiveBufferSize", receiveBufferSize, MIN_BUFFER_SIZE, MAX_BUFFER_SIZE);
         requireRange("sendBufferSize", sendBufferSize, MIN_BUFFER_SIZE, MAX_BUFFER_SIZE);
         requireRange("maxDatagramSize", maxDatagramSize, MIN_DATAGRAM_SIZE, MAX_DATAGRAM_SIZE);
+        if (backend == null) {
+            throw new IllegalArgumentException("backend must not be null (auto, nio or native)");
+        }
         advertisedAddress = advertisedAddress == null ? "" : advertisedAddress.strip();
         if (!advertisedAddress.isEmpty()) {
             UdpAddress.Parsed p;
@@ -121,7 +171,7 @@ public record UdpConfig(int receiveBufferSize, int sendBufferSize, int maxDatagr
     /** A builder holding these settings. */
     public Builder toBuilder() {
         return new Builder().receiveBufferSize(receiveBufferSize).sendBufferSize(sendBufferSize)
-                .maxDatagramSize(maxDatagramSize).advertisedAddress(advertisedAddress);
+                .maxDatagramSize(maxDatagramSize).advertisedAddress(advertisedAddress).backend(backend);
     }
 
     /** The environment variable name of a {@code slime4j.udp.*} property, e.g. {@code SLIME4J_UDP_SEND_BUFFER_SIZE}. */
@@ -175,6 +225,7 @@ public record UdpConfig(int receiveBufferSize, int sendBufferSize, int maxDatagr
         private int sendBufferSize = DEFAULT_BUFFER_SIZE;
         private int maxDatagramSize = MAX_DATAGRAM_SIZE;
         private String advertisedAddress = "";
+        private Backend backend = Backend.AUTO;
 
         private Builder() {
         }
@@ -190,6 +241,9 @@ public record UdpConfig(int receiveBufferSize, int sendBufferSize, int maxDatagr
 
         /** Sets {@link UdpConfig#advertisedAddress()}; null or empty for none. */
         public Builder advertisedAddress(String v) { advertisedAddress = v; return this; }
+
+        /** Sets {@link UdpConfig#backend()}. */
+        public Builder backend(Backend v) { backend = v; return this; }
 
         /**
          * Overrides each setting that {@code properties} (by property name) or else
@@ -211,6 +265,15 @@ public record UdpConfig(int receiveBufferSize, int sendBufferSize, int maxDatagr
             }
             if ((v = lookup(ADVERTISED_ADDRESS_PROPERTY, properties, environment)) != null) {
                 advertisedAddress = v;
+            }
+            if ((v = lookup(BACKEND_PROPERTY, properties, environment)) != null) {
+                backend = switch (v.strip().toLowerCase(Locale.ROOT)) {
+                    case "auto" -> Backend.AUTO;
+                    case "nio" -> Backend.NIO;
+                    case "native" -> Backend.NATIVE;
+                    default -> throw new IllegalArgumentException(source(BACKEND_PROPERTY, properties)
+                            + " must be auto, nio or native, was '" + v + "'");
+                };
             }
             return this;
         }
@@ -245,7 +308,7 @@ public record UdpConfig(int receiveBufferSize, int sendBufferSize, int maxDatagr
          * @throws IllegalArgumentException if a setting is out of range
          */
         public UdpConfig build() {
-            return new UdpConfig(receiveBufferSize, sendBufferSize, maxDatagramSize, advertisedAddress);
+            return new UdpConfig(receiveBufferSize, sendBufferSize, maxDatagramSize, advertisedAddress, backend);
         }
     }
 
@@ -257,7 +320,7 @@ public record UdpConfig(int receiveBufferSize, int sendBufferSize, int maxDatagr
     public static java.util.Map<String, String> environmentSettings() {
         java.util.Map<String, String> m = new java.util.LinkedHashMap<>();
         for (String p : new String[] {RECEIVE_BUFFER_SIZE_PROPERTY, SEND_BUFFER_SIZE_PROPERTY, MAX_DATAGRAM_SIZE_PROPERTY,
-                ADVERTISED_ADDRESS_PROPERTY}) {
+                ADVERTISED_ADDRESS_PROPERTY, BACKEND_PROPERTY}) {
             m.put(p, environmentName(p));
         }
         return java.util.Collections.unmodifiableMap(m);

@@ -1,6 +1,7 @@
 package io.slime4j.wire.udp;
 
 import io.slime4j.wire.PacketHandler;
+import io.slime4j.wire.PlacingPacketHandler;
 import io.slime4j.wire.WireAddress;
 import io.slime4j.wire.WirePort;
 import org.slf4j.Logger;
@@ -14,7 +15,6 @@ import java.net.Inet4Address;
 import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.DatagramChannel;
@@ -23,16 +23,20 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * One rail of a {@link UdpWire}: a data channel at the bound port and a priority channel at a
- * second port (both non-blocking {@link DatagramChannel}s), or only the data channel for a
- * single-socket rail. See {@link io.slime4j.wire.udp} for how peers find the priority channel and
- * how sources are recognised.
+ * second port (both non-blocking sockets), or only the data channel for a single-socket rail. See
+ * {@link io.slime4j.wire.udp} for how peers find the priority channel and how sources are
+ * recognised. The sockets are NIO {@link DatagramChannel}s or, with the native backend
+ * ({@link UdpConfig#backend()}), sockets driven by libc calls through the FFM API; the port's
+ * behaviour is the same on both.
  *
  * <p>Sending writes the datagram straight from the caller's segment when it is native (the
  * engine's transmit buffer), else through a copy into a direct buffer; a full kernel buffer makes
- * {@code send} return false at once. Receiving reads into one reused direct buffer whose segment
- * view is handed to the handler. Neither allocates per datagram beyond what
- * {@link DatagramChannel#receive} itself does (the source address; the source's
- * {@link UdpAddress} is cached).
+ * {@code send} return false at once. The gathering {@code send} of a header and a payload is one
+ * {@code sendmsg} on the native backend and a copy of the payload behind the header on NIO.
+ * Receiving reads into one reused buffer whose segment is handed to the handler. Neither
+ * allocates per datagram beyond what {@link DatagramChannel#receive} itself does on NIO (the
+ * source address; the source's {@link UdpAddress} is cached); the native backend allocates
+ * nothing per datagram.
  *
  * <p>Threading as in {@link io.slime4j.wire.udp}: one sending thread, one receiving thread (may be
  * the same), {@link #close()} and {@link #resolve} from any thread.
@@ -50,8 +54,8 @@ public final class UdpPort implements WirePort {
     }
 
     private final UdpWire wire;
-    private final DatagramChannel dataChannel;
-    private final DatagramChannel priorityChannel;
+    private final UdpSocket dataChannel;
+    private final UdpSocket priorityChannel;
     private final UdpAddress boundAddress;
     private final UdpAddress localAddress;
     private final int maxDatagramSize;
@@ -64,10 +68,6 @@ public final class UdpPort implements WirePort {
     private volatile boolean closed;
 
     // Sending thread only.
-    private MemorySegment lastSegment;
-    private ByteBuffer lastSegmentBuffer;
-    private ByteBuffer copyBuffer;
-    private MemorySegment copySegment;
     private boolean sendErrorLogged;
 
     // Receiving thread only.
@@ -77,6 +77,7 @@ public final class UdpPort implements WirePort {
     private final SourceCache prioritySources = new SourceCache();
     private boolean receiveErrorLogged;
     private int lastPolled;
+    private final SplitReceiver splitReceiver;
 
     /**
      * A port over channels already bound and configured non-blocking; takes ownership of them.
@@ -89,6 +90,14 @@ public final class UdpPort implements WirePort {
      */
     UdpPort(UdpWire wire, DatagramChannel dataChannel, DatagramChannel priorityChannel, UdpAddress boundAddress,
             UdpAddress localAddress, int maxDatagramSize, int receiveBufferSize, int sendBufferSize) {
+        this(wire, new NioUdpSocket(dataChannel, maxDatagramSize),
+                priorityChannel == null ? null : new NioUdpSocket(priorityChannel, maxDatagramSize), boundAddress,
+                localAddress, maxDatagramSize, receiveBufferSize, sendBufferSize);
+    }
+
+    /** A port over sockets of either backend, bound; takes ownership of them. */
+    UdpPort(UdpWire wire, UdpSocket dataChannel, UdpSocket priorityChannel, UdpAddress boundAddress,
+            UdpAddress localAddress, int maxDatagramSize, int receiveBufferSize, int sendBufferSize) {
         this.wire = wire;
         this.dataChannel = dataChannel;
         this.priorityChannel = priorityChannel;
@@ -100,6 +109,7 @@ public final class UdpPort implements WirePort {
         // One byte more than the largest datagram accepted, so that a larger one shows as such.
         this.receiveBuffer = ByteBuffer.allocateDirect(maxDatagramSize + 1);
         this.receiveSegment = MemorySegment.ofBuffer(receiveBuffer);
+        this.splitReceiver = new SplitReceiver(receiveSegment, maxDatagramSize, receiveCounters, this);
     }
 
     /** The address peers send to: the advertised address if one was configured, else the bound one. */
@@ -182,14 +192,63 @@ public final class UdpPort implements WirePort {
             throw new IllegalArgumentException("length must be in 0.." + maxDatagramSize
                     + " and within the segment (" + packet.byteSize() + " bytes), was " + length);
         }
+        return send(destination, packet, length, null, 0, 0, priority);
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>On the native backend one {@code sendmsg} gathers both parts; on NIO the payload is copied
+     * behind the header first. Otherwise as {@link #send(WireAddress, MemorySegment, int, boolean)}.
+     *
+     * @throws IllegalArgumentException if {@code to} is not a {@link UdpAddress}, a length is
+     *                                  negative, the datagram exceeds {@link #maxPacketSize()} or
+     *                                  a part lies outside its segment
+     */
+    @Override
+    public boolean send(WireAddress to, MemorySegment header, int headerLength, MemorySegment payload,
+                        long payloadOffset, int payloadLength, boolean priority) {
+        if (!(to instanceof UdpAddress destination)) {
+            throw new IllegalArgumentException("not a udp address: " + to);
+        }
+        if (headerLength < 0 || payloadLength < 0 || (long) headerLength + payloadLength > maxDatagramSize
+                || headerLength > header.byteSize() || payloadOffset < 0
+                || payloadOffset > payload.byteSize() - payloadLength) {
+            throw new IllegalArgumentException("header " + headerLength + " of " + header.byteSize()
+                    + " bytes and payload " + payloadOffset + "+" + payloadLength + " of " + payload.byteSize()
+                    + " bytes must lie in their segments and make at most " + maxDatagramSize + " bytes");
+        }
+        if (!dataChannel.gathers() && (long) headerLength + payloadLength > header.byteSize()) {
+            throw new IllegalArgumentException("the header segment (" + header.byteSize()
+                    + " bytes) has no room for the payload behind the header (" + headerLength + " + " + payloadLength
+                    + "), which the NIO backend needs");
+        }
+        return send(destination, header, headerLength, payload, payloadOffset, payloadLength, priority);
+    }
+
+    /** Whether the gathering send avoids copying the payload (the native backend). */
+    @Override
+    public boolean gathers() {
+        return dataChannel.gathers();
+    }
+
+    /** Which backend drives this port's sockets. */
+    public UdpConfig.Backend backend() {
+        return dataChannel instanceof NativeUdpSocket ? UdpConfig.Backend.NATIVE : UdpConfig.Backend.NIO;
+    }
+
+    private boolean send(UdpAddress destination, MemorySegment header, int headerLength, MemorySegment payload,
+                         long payloadOffset, int payloadLength, boolean priority) {
         if (closed) {
             return false;
         }
-        ByteBuffer buffer = sendBuffer(packet, length);
-        DatagramChannel channel = priority && priorityChannel != null ? priorityChannel : dataChannel;
+        UdpSocket channel = priority && priorityChannel != null ? priorityChannel : dataChannel;
         InetSocketAddress target = priority ? destination.prioritySocketAddress() : destination.socketAddress();
+        int length = headerLength + payloadLength;
         try {
-            if (channel.send(buffer, target) == 0) {
+            boolean sent = payload == null ? channel.send(header, headerLength, target)
+                    : channel.send(header, headerLength, payload, payloadOffset, payloadLength, target);
+            if (!sent) {
                 sendCounters.increment(UdpCounters.SEND_BUFFER_FULL);
                 return false;
             }
@@ -206,22 +265,6 @@ public final class UdpPort implements WirePort {
         sendCounters.increment(UdpCounters.DATAGRAMS_SENT);
         sendCounters.add(UdpCounters.BYTES_SENT, length);
         return true;
-    }
-
-    private ByteBuffer sendBuffer(MemorySegment packet, int length) {
-        if (packet.isNative() && packet.byteSize() <= Integer.MAX_VALUE) {
-            if (packet != lastSegment) {
-                lastSegmentBuffer = packet.asByteBuffer();
-                lastSegment = packet;
-            }
-            return lastSegmentBuffer.clear().limit(length);
-        }
-        if (copyBuffer == null) {
-            copyBuffer = ByteBuffer.allocateDirect(maxDatagramSize);
-            copySegment = MemorySegment.ofBuffer(copyBuffer);
-        }
-        MemorySegment.copy(packet, 0, copySegment, 0, length);
-        return copyBuffer.clear().limit(length);
     }
 
     private void logSendError(InetSocketAddress target, Exception e) {
@@ -265,15 +308,32 @@ public final class UdpPort implements WirePort {
      * Receives up to {@code budget} datagrams from {@code channel}, handing each that fits to the
      * handler. Returns the number handed; {@link #lastPolled} is the number received.
      */
-    private int drain(DatagramChannel channel, SourceCache sources, PacketHandler handler, int budget,
+    private int drain(UdpSocket channel, SourceCache sources, PacketHandler handler, int budget,
                       boolean priority) {
         int handed = 0;
         lastPolled = 0;
+        PlacingPacketHandler placing = !priority && channel.splits() && handler instanceof PlacingPacketHandler p
+                ? p : null;
         for (int i = 0; i < budget; i++) {
-            receiveBuffer.clear();
-            SocketAddress source;
+            if (placing != null) {
+                int r = splitReceiver.next(channel, sources, placing, handler);
+                if (r == SplitReceiver.NONE) {
+                    return handed;
+                }
+                if (r == SplitReceiver.HANDED) {
+                    lastPolled++;
+                    handed++;
+                    continue;
+                }
+                if (r == SplitReceiver.DROPPED) {
+                    lastPolled++;
+                    continue;
+                }
+                // NOT_SPLIT: receive it whole below
+            }
+            InetSocketAddress source;
             try {
-                source = channel.receive(receiveBuffer);
+                source = channel.receive(receiveSegment);
             } catch (ClosedChannelException e) {
                 if (!closed) {
                     logReceiveError(e); // closed under the receiving thread, e.g. by an interrupt
@@ -288,7 +348,7 @@ public final class UdpPort implements WirePort {
                 return handed;
             }
             lastPolled++;
-            int length = receiveBuffer.position();
+            int length = channel.receivedLength();
             if (length > maxDatagramSize) {
                 receiveCounters.increment(UdpCounters.OVERSIZE_DROPS);
                 continue;
@@ -298,13 +358,25 @@ public final class UdpPort implements WirePort {
             if (priority) {
                 receiveCounters.increment(UdpCounters.PRIORITY_RECEIVED);
             }
-            handler.onPacket(receiveSegment, length, sources.from((InetSocketAddress) source));
+            handler.onPacket(receiveSegment, length, sources.from(source));
             handed++;
         }
         return handed;
     }
 
-    private void logReceiveError(Exception e) {
+    /** Counts and logs a failed receive; a close under the receiving thread is only logged. */
+    void receiveFailed(IOException e) {
+        if (e instanceof ClosedChannelException) {
+            if (!closed) {
+                logReceiveError(e); // closed under the receiving thread, e.g. by an interrupt
+            }
+            return;
+        }
+        receiveCounters.increment(UdpCounters.RECEIVE_ERRORS);
+        logReceiveError(e);
+    }
+
+    void logReceiveError(Exception e) {
         if (!receiveErrorLogged) {
             receiveErrorLogged = true;
             LOG.warn("udp port {}: receiving failed (later failures are only counted): {}", localAddress.text(),
@@ -354,7 +426,7 @@ public final class UdpPort implements WirePort {
         LOG.debug("udp port {} closed: {}", localAddress.text(), stats());
     }
 
-    private void closeQuietly(DatagramChannel channel) {
+    private void closeQuietly(UdpSocket channel) {
         if (channel == null) {
             return;
         }
@@ -375,7 +447,7 @@ public final class UdpPort implements WirePort {
      * The last source seen on one channel and the address reported for it; looked up again when the
      * source changes or a new address was resolved since. Receiving thread only.
      */
-    private final class SourceCache {
+    final class SourceCache {
         private InetSocketAddress last;
         private UdpAddress from;
         private int version = -1;

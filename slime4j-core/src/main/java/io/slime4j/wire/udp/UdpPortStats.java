@@ -15,17 +15,24 @@ package io.slime4j.wire.udp;
  * @param bytesReceived             bytes of the datagrams handed over
  * @param oversizeDrops             received datagrams dropped for exceeding
  *                                  {@link UdpConfig#maxDatagramSize()}
- * @param receiveErrors             receives that failed with an I/O error
+ * @param receiveErrors             receives that failed with an I/O error, or whose placement the
+ *                                  handler asked for outside live memory
+ * @param placedDatagramsReceived   of the datagrams handed over, those received split, their payload
+ *                                  straight to where the handler placed it (native backend only)
+ * @param predictedDatagramsReceived of the placed ones, those received at the place the handler
+ *                                  predicted, without peeking at the header first
  */
 public record UdpPortStats(long datagramsSent, long bytesSent, long sendBufferFull, long sendErrors,
                            long datagramsReceived, long priorityDatagramsReceived, long bytesReceived,
-                           long oversizeDrops, long receiveErrors) {
+                           long oversizeDrops, long receiveErrors, long placedDatagramsReceived,
+                           long predictedDatagramsReceived) {
 
     /** The stats held in an array indexed as {@link UdpCounters}. */
     static UdpPortStats of(long[] v) {
         return new UdpPortStats(v[UdpCounters.DATAGRAMS_SENT], v[UdpCounters.BYTES_SENT],
                 v[UdpCounters.SEND_BUFFER_FULL], v[UdpCounters.SEND_ERRORS], v[UdpCounters.DATAGRAMS_RECEIVED],
                 v[UdpCounters.PRIORITY_RECEIVED], v[UdpCounters.BYTES_RECEIVED], v[UdpCounters.OVERSIZE_DROPS],
-                v[UdpCounters.RECEIVE_ERRORS]);
+                v[UdpCounters.RECEIVE_ERRORS], v[UdpCounters.PLACED_RECEIVED],
+                v[UdpCounters.PREDICTED_RECEIVED]);
     }
 }

@@ -1,6 +1,19 @@
 /**
- * The UDP wire: the soft engine's datagrams over non-blocking {@link java.nio.channels.DatagramChannel}s,
- * one rail ({@link io.slime4j.wire.udp.UdpPort}) per bound port.
+ * The UDP wire: the soft engine's datagrams over non-blocking UDP sockets, one rail
+ * ({@link io.slime4j.wire.udp.UdpPort}) per bound port.
+ *
+ * <h2>Two backends</h2>
+ * {@link io.slime4j.wire.udp.UdpConfig#backend()} chooses what drives the sockets. NIO uses
+ * {@link java.nio.channels.DatagramChannel}s and runs everywhere. The native backend makes and
+ * drives the sockets with libc calls through the Foreign Function and Memory API (Linux x86_64 and
+ * aarch64; the JVM must grant native access, e.g. {@code --enable-native-access=ALL-UNNAMED} on the
+ * class path): a header and a payload leave in one {@code sendmsg} from two places, so the engine
+ * sends RDMA payloads straight from registered memory, and a receiving
+ * {@link io.slime4j.wire.PlacingPacketHandler} gets payloads put at their target by the kernel
+ * (a peek at the header, then one {@code recvmsg} split between the header buffer and the target;
+ * or, for the next packet of a write in progress, the split at the predicted place without the
+ * peek). {@code auto}, the default, is native where it can run and NIO otherwise. Both behave the
+ * same towards peers and the engine; docs/WIRE.md and docs/PERFORMANCE.md have the details.
  *
  * <h2>Two channels per rail</h2>
  * A rail has a data channel, bound at the port the user chose, and a priority channel (usnic's
@@ -41,11 +54,13 @@
  * {@code send} is called by one thread at a time and {@code receive} by one thread at a time (the
  * owning device's progress agent does both); {@code resolve}, {@code close}, {@code stats} and
  * the accessors are safe from any thread. {@code send} and {@code receive} never block and never
- * allocate per datagram beyond the source address {@code DatagramChannel.receive} returns. A UDP
+ * allocate per datagram beyond, on NIO, the source address {@code DatagramChannel.receive} returns
+ * (the native backend decodes a source only when it changes). A UDP
  * port never calls the {@code onReceivable} wakeup (it cannot tell without a selector thread): an
  * idle agent finds new datagrams when its park ends. As for every NIO channel, interrupting the
- * thread inside {@code send} or {@code receive} closes the channel; the port then drops everything
- * (logged once). {@code close} is idempotent; a concurrent {@code send} returns false and a
+ * thread inside {@code send} or {@code receive} closes a NIO channel; the port then drops
+ * everything (logged once). A native socket's descriptor is closed by whoever finishes last, close
+ * or a call in progress, so no call can reach a descriptor number reused meanwhile. {@code close} is idempotent; a concurrent {@code send} returns false and a
  * concurrent {@code receive} returns early.
  */
 package io.slime4j.wire.udp;

@@ -110,4 +110,21 @@ class UdpConfigTest {
 
         assertThat(c.toBuilder().build()).isEqualTo(c);
     }
+
+    @Test
+    void theBackendComesFromItsPropertyOrVariableAndAMisspelledOneIsNamed() {
+        Map<String, String> none = Map.of();
+        assertThat(UdpConfig.defaults().backend()).isEqualTo(UdpConfig.Backend.AUTO);
+        assertThat(UdpConfig.builder().applyEnvironment(Map.of("slime4j.udp.backend", "NIO")::get, none::get).build()
+                .backend()).isEqualTo(UdpConfig.Backend.NIO);
+        assertThat(UdpConfig.builder().applyEnvironment(none::get, Map.of("SLIME4J_UDP_BACKEND", "native")::get).build()
+                .backend()).isEqualTo(UdpConfig.Backend.NATIVE);
+        assertThatThrownBy(() -> UdpConfig.builder()
+                .applyEnvironment(Map.of("slime4j.udp.backend", "jni")::get, none::get))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("system property slime4j.udp.backend must be auto, nio or native, was 'jni'");
+        assertThatThrownBy(() -> UdpConfig.builder().backend(null).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("backend");
+        assertThat(UdpConfig.Backend.NIO.resolve()).isEqualTo(UdpConfig.Backend.NIO);
+    }
 }

@@ -25,6 +25,7 @@ import java.util.concurrent.TimeUnit;
  */
 final class UdpDevicePair implements AutoCloseable {
     final UdpWire wire;
+    final UdpWire wireB;
     final TapPort tapA;
     final TapPort tapB;
     final SoftDevice a;
@@ -38,9 +39,15 @@ final class UdpDevicePair implements AutoCloseable {
     final Arena arena = Arena.ofShared();
 
     UdpDevicePair(UdpConfig udp, QpConfig qp) {
-        wire = new UdpWire(udp);
+        this(udp, null, qp);
+    }
+
+    /** Devices a and b on wires of their own settings ({@code udpB} null: b shares a's wire). */
+    UdpDevicePair(UdpConfig udpA, UdpConfig udpB, QpConfig qp) {
+        wire = new UdpWire(udpA);
+        wireB = udpB == null ? wire : new UdpWire(udpB);
         tapA = new TapPort(wire.bind("udp:127.0.0.1:0"));
-        tapB = new TapPort(wire.bind("udp:127.0.0.1:0"));
+        tapB = new TapPort(wireB.bind("udp:127.0.0.1:0"));
         a = SoftDevice.open(tapA, SoftConfig.builder().name("udp-a").build());
         b = SoftDevice.open(tapB, SoftConfig.builder().name("udp-b").build());
         pdA = a.allocateProtectionDomain();
@@ -108,6 +115,7 @@ final class UdpDevicePair implements AutoCloseable {
                 a.close();
             } finally {
                 wire.close();
+                wireB.close();
                 arena.close();
             }
         }

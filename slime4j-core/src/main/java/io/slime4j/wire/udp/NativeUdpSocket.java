@@ -1,0 +1,519 @@
+package io.slime4j.wire.udp;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.net.BindException;
+import java.net.Inet6Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.nio.ByteOrder;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.UnsupportedAddressTypeException;
+
+/**
+ * A {@link UdpSocket} made and driven with libc calls through the FFM API ({@link Libc}): a
+ * non-blocking {@code AF_INET} or dual-stack {@code AF_INET6} datagram socket. What it adds over
+ * NIO: {@link #send(MemorySegment, int, MemorySegment, long, int, InetSocketAddress)} gathers a
+ * header and a payload from two places in one {@code sendmsg} (the engine sends RDMA payloads
+ * straight from registered memory, without copying them into a packet first), and neither
+ * direction allocates per datagram (the source address is decoded only when it changes).
+ *
+ * <p>The descriptor is closed by whoever is last: {@link #close()} when no call is running, else
+ * the call that ends after it, so a concurrent call can never reach a descriptor number the process
+ * has reused meanwhile.
+ */
+final class NativeUdpSocket extends UdpSocket {
+    private static final ValueLayout.OfShort NET_SHORT =
+            ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+    private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED;
+    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED;
+    private static final int CLOSED = 0x8000_0000;
+    private static final VarHandle STATE;
+    private static final VarHandle DESCRIPTOR_CLOSED;
+
+    static {
+        try {
+            STATE = MethodHandles.lookup().findVarHandle(NativeUdpSocket.class, "state", int.class);
+            DESCRIPTOR_CLOSED = MethodHandles.lookup().findVarHandle(NativeUdpSocket.class, "descriptorClosed",
+                    boolean.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final int fd;
+    private final int family;
+    /** Calls running, plus {@link #CLOSED} once closed. */
+    private volatile int state;
+    /** Set by the one {@link #closeDescriptor} that closes it: never twice, whoever else tries. */
+    private volatile boolean descriptorClosed;
+
+    // Sending thread only.
+    private final MemorySegment sendAddress;
+    private final MemorySegment message;
+    private final MemorySegment iov;
+    private InetSocketAddress lastTarget;
+    private int targetLength;
+    private MemorySegment copy;
+
+    // Receiving thread only.
+    private final MemorySegment sourceAddress;
+    private final MemorySegment sourceLength;
+    private long lastSource0;
+    private long lastSource1;
+    private long lastSource2;
+    private int lastSource3 = -1;
+    private InetSocketAddress lastSource;
+    private int receivedLength;
+    private final MemorySegment receiveMessage;
+    private final MemorySegment receiveIov;
+
+    private NativeUdpSocket(int fd, int family) {
+        this.fd = fd;
+        this.family = family;
+        Arena arena = Arena.ofAuto();
+        sendAddress = arena.allocate(Libc.SOCKADDR_SIZE, 8);
+        message = arena.allocate(Libc.MSGHDR_SIZE, 8);
+        iov = arena.allocate(Libc.IOVEC.byteSize() * 2, 8);
+        sourceAddress = arena.allocate(Libc.SOCKADDR_SIZE, 8);
+        sourceLength = arena.allocate(4, 4);
+        receiveMessage = arena.allocate(Libc.MSGHDR_SIZE, 8);
+        receiveIov = arena.allocate(Libc.IOVEC.byteSize() * 3, 8);
+        receiveMessage.set(LONG, Libc.MSG_NAME, sourceAddress.address());
+        receiveMessage.set(LONG, Libc.MSG_IOV, receiveIov.address());
+        receiveMessage.set(LONG, Libc.MSG_IOVLEN, 3);
+        message.set(LONG, Libc.MSG_NAME, sendAddress.address());
+        message.set(LONG, Libc.MSG_IOV, iov.address());
+        message.set(LONG, Libc.MSG_IOVLEN, 2);
+    }
+
+    /**
+     * Opens a socket for {@code host}'s family (IPv6: dual-stack, as NIO does), sets its buffer
+     * sizes and binds it at {@code host}:{@code port}.
+     *
+     * @throws IOException naming the call and errno if one fails
+     * @throws UnsupportedOperationException if {@link Libc#unavailability()} is not null
+     */
+    static NativeUdpSocket open(InetAddress host, int port, int receiveBufferSize, int sendBufferSize)
+            throws IOException {
+        if (Libc.unavailability() != null) {
+            throw new UnsupportedOperationException(Libc.unavailability().getMessage(), Libc.unavailability());
+        }
+        int family = host instanceof Inet6Address ? Libc.AF_INET6 : Libc.AF_INET;
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment capture = Libc.captureSegment(arena);
+            int fd = (int) Libc.SOCKET.invokeExact(capture, family, Libc.SOCK_DGRAM | Libc.SOCK_NONBLOCK
+                    | Libc.SOCK_CLOEXEC, 0);
+            if (fd < 0) {
+                throw failure("socket", capture);
+            }
+            NativeUdpSocket socket = new NativeUdpSocket(fd, family);
+            try {
+                if (family == Libc.AF_INET6) {
+                    socket.setIntOption(arena, Libc.IPPROTO_IPV6, Libc.IPV6_V6ONLY, 0, "IPV6_V6ONLY");
+                }
+                socket.setIntOption(arena, Libc.SOL_SOCKET, Libc.SO_RCVBUF, receiveBufferSize, "SO_RCVBUF");
+                socket.setIntOption(arena, Libc.SOL_SOCKET, Libc.SO_SNDBUF, sendBufferSize, "SO_SNDBUF");
+                MemorySegment at = arena.allocate(Libc.SOCKADDR_SIZE, 8);
+                int length = encode(at, family, new InetSocketAddress(host, port));
+                if ((int) Libc.BIND.invokeExact(capture, fd, at, length) != 0) {
+                    throw failure("bind", capture);
+                }
+                return socket;
+            } catch (Throwable e) {
+                socket.close();
+                throw e;
+            }
+        } catch (IOException | RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+
+    private void setIntOption(Arena arena, int level, int name, int value, String what) throws Throwable {
+        MemorySegment v = arena.allocate(ValueLayout.JAVA_INT);
+        v.set(ValueLayout.JAVA_INT, 0, value);
+        MemorySegment capture = Libc.captureSegment(arena);
+        if ((int) Libc.SETSOCKOPT.invokeExact(capture, fd, level, name, v, 4) != 0) {
+            throw failure("setsockopt " + what, capture);
+        }
+    }
+
+    private int intOption(int level, int name, String what) throws IOException {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment v = arena.allocate(ValueLayout.JAVA_INT);
+            MemorySegment len = arena.allocate(ValueLayout.JAVA_INT);
+            len.set(ValueLayout.JAVA_INT, 0, 4);
+            MemorySegment capture = Libc.captureSegment(arena);
+            if (!acquire()) {
+                throw new ClosedChannelException();
+            }
+            try {
+                if ((int) Libc.GETSOCKOPT.invokeExact(capture, fd, level, name, v, len) != 0) {
+                    throw failure("getsockopt " + what, capture);
+                }
+            } finally {
+                release();
+            }
+            return v.get(ValueLayout.JAVA_INT, 0);
+        } catch (IOException | RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+
+    private static IOException failure(String call, MemorySegment capture) {
+        return failure(call, Libc.errno(capture));
+    }
+
+    private static IOException failure(String call, int errno) {
+        String text = switch (errno) {
+            case 13 -> "permission denied";
+            case 22 -> "invalid argument";
+            case 24 -> "too many open files";
+            case 97 -> "address family not supported";
+            case 98 -> "Address already in use";
+            case 99 -> "Cannot assign requested address";
+            default -> "errno " + errno;
+        };
+        String message = call + " failed: " + text + " (errno " + errno + ")";
+        return call.equals("bind") ? new BindException(message) : new IOException(message);
+    }
+
+    /** Writes {@code a} as a sockaddr of {@code family} into {@code into}; returns its length. */
+    private static int encode(MemorySegment into, int family, InetSocketAddress a) {
+        InetAddress host = a.getAddress();
+        if (host == null) {
+            throw new UnsupportedAddressTypeException();
+        }
+        byte[] raw = host.getAddress();
+        into.fill((byte) 0);
+        into.set(ValueLayout.JAVA_SHORT, 0, (short) family);
+        into.set(NET_SHORT, 2, (short) a.getPort());
+        if (family == Libc.AF_INET) {
+            if (raw.length != 4) {
+                throw new UnsupportedAddressTypeException();
+            }
+            MemorySegment.copy(raw, 0, into, ValueLayout.JAVA_BYTE, 4, 4);
+            return 16;
+        }
+        if (raw.length == 4) { // IPv4-mapped on a dual-stack socket
+            into.set(ValueLayout.JAVA_SHORT, 18, (short) -1);
+            MemorySegment.copy(raw, 0, into, ValueLayout.JAVA_BYTE, 20, 4);
+        } else {
+            MemorySegment.copy(raw, 0, into, ValueLayout.JAVA_BYTE, 8, 16);
+            into.set(INT, 24, ((Inet6Address) host).getScopeId());
+        }
+        return 28;
+    }
+
+    private boolean acquire() {
+        if ((int) STATE.getAndAdd(this, 1) < 0) {
+            release();
+            return false;
+        }
+        return true;
+    }
+
+    private void release() {
+        if ((int) STATE.getAndAdd(this, -1) == (CLOSED | 1)) {
+            closeDescriptor(); // the last call after close()
+        }
+    }
+
+    @Override
+    boolean send(MemorySegment packet, int length, InetSocketAddress target) throws IOException {
+        if (!packet.isNative()) {
+            if (copy == null || copy.byteSize() < length) {
+                copy = Arena.ofAuto().allocate(Math.max(length, 1 << 16), 8);
+            }
+            MemorySegment.copy(packet, 0, copy, 0, length);
+            packet = copy;
+        }
+        return sendRaw(packet.address(), length, 0, 0, target);
+    }
+
+    @Override
+    boolean send(MemorySegment header, int headerLength, MemorySegment payload, long payloadOffset,
+                 int payloadLength, InetSocketAddress target) throws IOException {
+        if (!header.isNative() || !payload.isNative()) {
+            return super.send(header, headerLength, payload, payloadOffset, payloadLength, target);
+        }
+        if (payloadOffset < 0 || payloadLength < 0 || payloadOffset > payload.byteSize() - payloadLength
+                || headerLength < 0 || headerLength > header.byteSize()) {
+            throw new IndexOutOfBoundsException("payload " + payloadOffset + "+" + payloadLength + " of "
+                    + payload.byteSize() + ", header " + headerLength + " of " + header.byteSize());
+        }
+        if (!payload.scope().isAlive()) {
+            throw new IllegalStateException("payload memory already closed");
+        }
+        return sendRaw(header.address(), headerLength, payload.address() + payloadOffset, payloadLength, target);
+    }
+
+    @Override
+    boolean gathers() {
+        return true;
+    }
+
+    private boolean sendRaw(long first, int firstLength, long second, int secondLength, InetSocketAddress target)
+            throws IOException {
+        if (target != lastTarget) {
+            targetLength = encode(sendAddress, family, target);
+            lastTarget = target;
+        }
+        if (!acquire()) {
+            throw new ClosedChannelException();
+        }
+        long n;
+        try {
+            if (secondLength == 0) {
+                n = (long) Libc.SENDTO.invokeExact(fd, first, (long) firstLength, 0, sendAddress.address(),
+                        targetLength);
+            } else {
+                iov.set(LONG, 0, first);
+                iov.set(LONG, 8, firstLength);
+                iov.set(LONG, 16, second);
+                iov.set(LONG, 24, secondLength);
+                message.set(INT, Libc.MSG_NAMELEN, targetLength);
+                n = (long) Libc.SENDMSG.invokeExact(fd, message.address(), 0);
+            }
+        } catch (Throwable t) {
+            throw rethrow(t);
+        } finally {
+            release();
+        }
+        if (n >= 0) {
+            return true;
+        }
+        int errno = Libc.errno();
+        if (errno == Libc.EAGAIN || errno == Libc.ENOBUFS || errno == Libc.EINTR) {
+            return false;
+        }
+        throw failure(secondLength == 0 ? "sendto" : "sendmsg", errno);
+    }
+
+    private static RuntimeException rethrow(Throwable t) {
+        if (t instanceof RuntimeException r) {
+            throw r;
+        }
+        if (t instanceof Error e) {
+            throw e;
+        }
+        return new IllegalStateException(t);
+    }
+
+    @Override
+    InetSocketAddress receive(MemorySegment into) throws IOException {
+        if (!acquire()) {
+            throw new ClosedChannelException();
+        }
+        long n;
+        try {
+            sourceLength.set(ValueLayout.JAVA_INT, 0, Libc.SOCKADDR_SIZE);
+            n = (long) Libc.RECVFROM.invokeExact(fd, into.address(), into.byteSize(), Libc.MSG_TRUNC,
+                    sourceAddress.address(), sourceLength.address());
+        } catch (Throwable t) {
+            throw rethrow(t);
+        } finally {
+            release();
+        }
+        if (n < 0) {
+            int errno = Libc.errno();
+            if (errno == Libc.EAGAIN || errno == Libc.EINTR) {
+                return null;
+            }
+            throw failure("recvfrom", errno);
+        }
+        receivedLength = (int) Math.min(n, Integer.MAX_VALUE); // MSG_TRUNC: the datagram's real length
+        return source();
+    }
+
+    @Override
+    boolean splits() {
+        return true;
+    }
+
+    @Override
+    InetSocketAddress peek(MemorySegment into, int headerLength) throws IOException {
+        if (headerLength < 0 || headerLength > into.byteSize()) {
+            throw new IndexOutOfBoundsException("header " + headerLength + " of " + into.byteSize());
+        }
+        if (!acquire()) {
+            throw new ClosedChannelException();
+        }
+        long n;
+        try {
+            sourceLength.set(ValueLayout.JAVA_INT, 0, Libc.SOCKADDR_SIZE);
+            n = (long) Libc.RECVFROM.invokeExact(fd, into.address(), (long) headerLength,
+                    Libc.MSG_PEEK | Libc.MSG_TRUNC, sourceAddress.address(), sourceLength.address());
+        } catch (Throwable t) {
+            throw rethrow(t);
+        } finally {
+            release();
+        }
+        if (n < 0) {
+            int errno = Libc.errno();
+            if (errno == Libc.EAGAIN || errno == Libc.EINTR) {
+                return null;
+            }
+            throw failure("recvfrom", errno);
+        }
+        receivedLength = (int) Math.min(n, Integer.MAX_VALUE);
+        return source();
+    }
+
+    @Override
+    InetSocketAddress receiveSplit(MemorySegment header, int headerLength, MemorySegment target, long offset,
+                                   int payloadLength) throws IOException {
+        if (headerLength < 0 || headerLength > header.byteSize() || payloadLength < 0 || offset < 0
+                || offset > target.byteSize() - payloadLength) {
+            throw new IndexOutOfBoundsException("header " + headerLength + " of " + header.byteSize() + ", payload "
+                    + offset + "+" + payloadLength + " of " + target.byteSize());
+        }
+        if (!header.isNative() || !target.isNative() || !target.scope().isAlive()) {
+            throw new IllegalStateException("split receive needs live native segments");
+        }
+        receiveIov.set(LONG, 0, header.address());
+        receiveIov.set(LONG, 8, headerLength);
+        receiveIov.set(LONG, 16, target.address() + offset);
+        receiveIov.set(LONG, 24, payloadLength);
+        long rest = header.byteSize() - headerLength - payloadLength;
+        receiveIov.set(LONG, 32, rest > 0 ? header.address() + headerLength + payloadLength : 0);
+        receiveIov.set(LONG, 40, Math.max(0, rest));
+        receiveMessage.set(INT, Libc.MSG_NAMELEN, Libc.SOCKADDR_SIZE);
+        if (!acquire()) {
+            throw new ClosedChannelException();
+        }
+        long n;
+        try {
+            n = (long) Libc.RECVMSG.invokeExact(fd, receiveMessage.address(), Libc.MSG_TRUNC);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        } finally {
+            release();
+        }
+        if (n < 0) {
+            int errno = Libc.errno();
+            if (errno == Libc.EAGAIN || errno == Libc.EINTR) {
+                return null;
+            }
+            throw failure("recvmsg", errno);
+        }
+        receivedLength = (int) Math.min(n, Integer.MAX_VALUE); // MSG_TRUNC: the datagram's real length
+        return source();
+    }
+
+    /** The source of the datagram just received, decoded only when it differs from the last one. */
+    private InetSocketAddress source() throws IOException {
+        long s0 = sourceAddress.get(LONG, 0);
+        long s1 = 0;
+        long s2 = 0;
+        int s3 = 0;
+        boolean v6 = (short) s0 == Libc.AF_INET6;
+        if (v6) {
+            s1 = sourceAddress.get(LONG, 8);
+            s2 = sourceAddress.get(LONG, 16);
+            s3 = sourceAddress.get(INT, 24);
+        }
+        if (lastSource != null && s0 == lastSource0 && s1 == lastSource1 && s2 == lastSource2 && s3 == lastSource3) {
+            return lastSource;
+        }
+        int port = sourceAddress.get(NET_SHORT, 2) & 0xFFFF;
+        byte[] raw = sourceAddress.asSlice(v6 ? 8 : 4, v6 ? 16 : 4).toArray(ValueLayout.JAVA_BYTE);
+        InetAddress host;
+        try {
+            // an IPv4-mapped address comes back as an Inet4Address, as NIO reports it
+            host = v6 && !isV4Mapped(raw) && s3 != 0 ? Inet6Address.getByAddress(null, raw, s3)
+                    : InetAddress.getByAddress(raw);
+        } catch (UnknownHostException e) {
+            throw new IOException("recvfrom returned a malformed source address", e);
+        }
+        lastSource0 = s0;
+        lastSource1 = s1;
+        lastSource2 = s2;
+        lastSource3 = s3;
+        lastSource = new InetSocketAddress(host, port);
+        return lastSource;
+    }
+
+    private static boolean isV4Mapped(byte[] raw) {
+        for (int i = 0; i < 10; i++) {
+            if (raw[i] != 0) {
+                return false;
+            }
+        }
+        return raw[10] == (byte) 0xFF && raw[11] == (byte) 0xFF;
+    }
+
+    @Override
+    int receivedLength() {
+        return receivedLength;
+    }
+
+    @Override
+    int localPort() throws IOException {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment at = arena.allocate(Libc.SOCKADDR_SIZE, 8);
+            MemorySegment len = arena.allocate(ValueLayout.JAVA_INT);
+            len.set(ValueLayout.JAVA_INT, 0, Libc.SOCKADDR_SIZE);
+            MemorySegment capture = Libc.captureSegment(arena);
+            if (!acquire()) {
+                throw new ClosedChannelException();
+            }
+            try {
+                if ((int) Libc.GETSOCKNAME.invokeExact(capture, fd, at, len) != 0) {
+                    throw failure("getsockname", capture);
+                }
+            } finally {
+                release();
+            }
+            return at.get(NET_SHORT, 2) & 0xFFFF;
+        } catch (IOException | RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+
+    @Override
+    int receiveBufferSize() throws IOException {
+        return intOption(Libc.SOL_SOCKET, Libc.SO_RCVBUF, "SO_RCVBUF");
+    }
+
+    @Override
+    int sendBufferSize() throws IOException {
+        return intOption(Libc.SOL_SOCKET, Libc.SO_SNDBUF, "SO_SNDBUF");
+    }
+
+    @Override
+    void close() {
+        int s;
+        do {
+            s = state;
+            if (s < 0) {
+                return;
+            }
+        } while (!STATE.compareAndSet(this, s, s | CLOSED));
+        if (s == 0) {
+            closeDescriptor();
+        }
+    }
+
+    private void closeDescriptor() {
+        if (!DESCRIPTOR_CLOSED.compareAndSet(this, false, true)) {
+            return; // e.g. a call that found the socket closed: the number may belong to another socket now
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            int ignored = (int) Libc.CLOSE.invokeExact(Libc.captureSegment(arena), fd);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+}

@@ -1,0 +1,195 @@
+package io.slime4j.wire.udp;
+
+import io.slime4j.wire.PacketHandler;
+import io.slime4j.wire.PlacingPacketHandler;
+
+import java.io.IOException;
+import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
+
+/**
+ * The split receive of a {@link UdpPort} on the native backend, for a
+ * {@link PlacingPacketHandler}: a datagram's header goes into the port's receive buffer and its
+ * payload straight to the place the handler names, found by peeking at the header or predicted by
+ * the handler for the rest of a write in progress (docs/WIRE.md). Receiving thread only.
+ */
+final class SplitReceiver {
+    private final MemorySegment receiveSegment;
+    private final int maxDatagramSize;
+    private final UdpCounters receiveCounters;
+    private final UdpPort port;
+    private int peekSkips;
+    private boolean predicted;
+    private MemorySegment predictedSegment;
+    private long predictedOffset;
+    private int predictedLength;
+
+    SplitReceiver(MemorySegment receiveSegment, int maxDatagramSize, UdpCounters receiveCounters, UdpPort port) {
+        this.receiveSegment = receiveSegment;
+        this.maxDatagramSize = maxDatagramSize;
+        this.receiveCounters = receiveCounters;
+        this.port = port;
+    }
+
+    /**
+     * Takes the next datagram split if it can: at the predicted place if the handler still
+     * predicts one, else after a peek if the handler places it (after a decline, the next few are
+     * left to be received whole without a peek).
+     *
+     * @return {@link #HANDED}, {@link #NOT_SPLIT}, {@link #NONE} or {@link #DROPPED}
+     */
+    int next(UdpSocket channel, UdpPort.SourceCache sources, PlacingPacketHandler placing, PacketHandler handler) {
+        if (predicted && predict(placing)) {
+            return receivePredicted(channel, sources, placing, handler);
+        }
+        if (peekSkips > 0) {
+            peekSkips--;
+            return NOT_SPLIT;
+        }
+        return receivePlaced(channel, sources, placing);
+    }
+
+    /** {@link #next}: a datagram was handed over (placed, or whole after a misprediction). */
+    static final int HANDED = 0;
+    /** {@link #next}: the next datagram is still queued; receive it whole. */
+    static final int NOT_SPLIT = 1;
+    /** {@link #next}: nothing was waiting, or the receive failed (counted). */
+    static final int NONE = 2;
+    /** {@link #next}: a datagram was taken and dropped (counted). */
+    static final int DROPPED = 4;
+    private static final int PLACED = HANDED;
+    private static final int NOT_PLACED = NOT_SPLIT;
+    private static final int TAKEN = HANDED;
+    /** Datagrams received whole, without peeking, after the handler declined to place one. */
+    private static final int PEEK_BACKOFF = 8;
+
+    /**
+     * Peeks at the next datagram's header and, if the handler places it, receives it split: the
+     * header into the receive buffer, the payload straight to its place. Returns PLACED, NOT_PLACED
+     * (the datagram is still queued) or NONE (nothing waiting, or an error, counted).
+     */
+    private int receivePlaced(UdpSocket channel, UdpPort.SourceCache sources, PlacingPacketHandler placing) {
+        int headerLength = placing.headerLength();
+        InetSocketAddress source;
+        try {
+            source = channel.peek(receiveSegment, headerLength);
+        } catch (IOException e) {
+            port.receiveFailed(e);
+            return NONE;
+        }
+        if (source == null) {
+            return NONE;
+        }
+        int length = channel.receivedLength();
+        if (length <= headerLength || length > maxDatagramSize) {
+            return NOT_PLACED;
+        }
+        UdpAddress from = sources.from(source);
+        if (!placing.place(receiveSegment, length, from)) {
+            peekSkips = PEEK_BACKOFF;
+            return NOT_PLACED;
+        }
+        MemorySegment target = placing.placementSegment();
+        long offset = placing.placementOffset();
+        try {
+            source = channel.receiveSplit(receiveSegment, headerLength, target, offset, length - headerLength);
+        } catch (IOException e) {
+            port.receiveFailed(e);
+            return NONE;
+        } catch (RuntimeException e) {
+            // a placement outside its segment or in freed memory: take the datagram the usual way
+            receiveCounters.increment(UdpCounters.RECEIVE_ERRORS);
+            port.logReceiveError(e);
+            peekSkips = PEEK_BACKOFF;
+            return NOT_PLACED;
+        }
+        if (source == null) {
+            return NONE;
+        }
+        if (channel.receivedLength() != length) { // cannot happen with one receiving thread
+            receiveCounters.increment(UdpCounters.RECEIVE_ERRORS);
+            return DROPPED;
+        }
+        placed(placing, length, from);
+        return PLACED;
+    }
+
+    /** Hands over a placed datagram and asks the handler where the next one goes. */
+    private void placed(PlacingPacketHandler placing, int length, UdpAddress from) {
+        receiveCounters.increment(UdpCounters.DATAGRAMS_RECEIVED);
+        receiveCounters.add(UdpCounters.BYTES_RECEIVED, length);
+        receiveCounters.increment(UdpCounters.PLACED_RECEIVED);
+        placing.onPlacedPacket(receiveSegment, length, from);
+        predicted = true; // asked right before the next datagram, see predict
+    }
+
+    /**
+     * Asks the handler where the next datagram goes, right before receiving it: anything handled
+     * since the last placement (a datagram on the priority channel, another receive call, a
+     * deregistration) may have changed the answer, and a stale prediction could overwrite data
+     * that is final by now.
+     */
+    private boolean predict(PlacingPacketHandler placing) {
+        predicted = placing.predictNext();
+        if (predicted) {
+            predictedSegment = placing.placementSegment();
+            predictedOffset = placing.placementOffset();
+            predictedLength = placing.predictedPayloadLength();
+        } else {
+            predictedSegment = null;
+        }
+        return predicted;
+    }
+
+    /**
+     * Receives the next datagram at the place the handler predicted, without peeking: header into
+     * the receive buffer, payload at the prediction, any excess behind it in the receive buffer.
+     * If the handler does not confirm it, copies the payload back and hands the datagram over whole
+     * (the handler allowed any bytes at the predicted place). Returns PLACED, TAKEN (handed over
+     * whole), DROPPED (too large, counted), NOT_PLACED (still queued) or NONE.
+     */
+    private int receivePredicted(UdpSocket channel, UdpPort.SourceCache sources, PlacingPacketHandler placing,
+                                 PacketHandler handler) {
+        int headerLength = placing.headerLength();
+        MemorySegment target = predictedSegment;
+        long offset = predictedOffset;
+        int room = (int) Math.min(predictedLength, receiveSegment.byteSize() - headerLength);
+        InetSocketAddress source;
+        try {
+            source = channel.receiveSplit(receiveSegment, headerLength, target, offset, room);
+        } catch (IOException e) {
+            port.receiveFailed(e);
+            return NONE;
+        } catch (RuntimeException e) {
+            receiveCounters.increment(UdpCounters.RECEIVE_ERRORS);
+            port.logReceiveError(e);
+            predicted = false;
+            return NOT_PLACED;
+        }
+        if (source == null) {
+            return NONE; // the prediction stands for the next datagram
+        }
+        predicted = false;
+        predictedSegment = null;
+        int length = channel.receivedLength();
+        UdpAddress from = sources.from(source);
+        int payload = length - headerLength;
+        if (payload > 0 && payload <= room && placing.confirm(receiveSegment, length, from)) {
+            receiveCounters.increment(UdpCounters.PREDICTED_RECEIVED);
+            placed(placing, length, from);
+            return PLACED;
+        }
+        if (length > maxDatagramSize) {
+            receiveCounters.increment(UdpCounters.OVERSIZE_DROPS);
+            return DROPPED;
+        }
+        if (payload > 0) {
+            MemorySegment.copy(target, offset, receiveSegment, headerLength, Math.min(payload, room));
+        }
+        receiveCounters.increment(UdpCounters.DATAGRAMS_RECEIVED);
+        receiveCounters.add(UdpCounters.BYTES_RECEIVED, length);
+        handler.onPacket(receiveSegment, length, from);
+        return TAKEN;
+    }
+
+}
