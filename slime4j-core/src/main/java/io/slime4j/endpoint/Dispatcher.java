@@ -5,16 +5,46 @@ import io.slime4j.verbs.CompletionQueueOverflowException;
 import io.slime4j.verbs.WcStatus;
 import io.slime4j.verbs.WorkCompletion;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * A dispatch thread of the endpoint, one per rail (rail 0's also handles the message path): blocks in {@link io.slime4j.verbs.CompletionQueue#await}
- * with a bounded timeout (no busy spin), decodes each completion's wrId ({@link WrIds}) and hands it
- * to its path. It runs only endpoint code: it fires op signals and hands
+ * The dispatcher of one rail (rail 0's also handles the message path): polls the rail's completion
+ * queue, decodes each completion's wrId ({@link WrIds}) and hands it to its path. Polling and
+ * handling happen together under one lock, so completions are handled one batch at a time, in
+ * queue order, whoever does it.
+ *
+ * <p>Usually its own thread does it: it waits in {@link CompletionQueue#awaitReady} with a bounded
+ * timeout (no busy spin). On a single-rail endpoint a caller blocked in
+ * {@link TransferFuture#await()} (or {@code join}, {@code get}) may instead take the queue over
+ * ({@link #help}): it waits on the completion queue itself and handles what arrives until its own
+ * op's signal fires, so its completion reaches it without the hand-off through the dispatch thread.
+ * One caller helps at a time (others wait on their signals as before); while one does, the dispatch
+ * thread stands aside (looking again every {@link #STAND_ASIDE_NANOS}), and the helper wakes it
+ * when it leaves completions behind.
+ *
+ * <p>Only endpoint code runs here: it fires op signals and hands
  * {@link java.util.concurrent.CompletableFuture} completions to the completion executor, so no
- * user code ever runs here. An exception in one completion is counted and logged; the loop goes on.
+ * user code ever runs while a completion is handled. An exception in one completion is counted
+ * and logged; the loop goes on.
  */
 final class Dispatcher implements Runnable {
     private static final int BATCH = 256;
+    /** A helper's first bounded wait on the queue; it doubles up to {@link #HELP_SLICE_MAX_NANOS}. */
+    static final long HELP_SLICE_MIN_NANOS = 1_000_000;
+    /**
+     * A helper re-checks its signal at least this often: an op completed other than by a
+     * completion of this queue (cancelled, failed while posting) wakes its helper within this.
+     */
+    static final long HELP_SLICE_MAX_NANOS = 20_000_000;
+
+    /**
+     * How long the dispatch thread stands aside while a caller helps before it looks again: the
+     * bound on how long a completion that arrives just after a helper left waits for it.
+     */
+    static final long STAND_ASIDE_NANOS = 1_000_000;
 
     private final EndpointCore core;
     private final IoPath io;
@@ -25,6 +55,11 @@ final class Dispatcher implements Runnable {
     private final long pollNanos;
     private final int rail;
     private final CompletionQueue cq;
+    /** Held while polling and handling a batch, by the dispatch thread or a helper. */
+    private final ReentrantLock drain = new ReentrantLock();
+    /** The caller currently waiting on the queue in the dispatch thread's stead, or null. */
+    private final AtomicReference<Thread> helper = new AtomicReference<>();
+    private final LongAdder helped = new LongAdder();
     private volatile boolean running = true;
 
     Dispatcher(EndpointCore core, IoPath io, MessagePath messages, ImmRecvPath imm, int rail) {
@@ -47,30 +82,126 @@ final class Dispatcher implements Runnable {
         return Thread.currentThread() == thread;
     }
 
+    /** Whether the current thread is handling completions of this rail (the dispatch thread or a helper). */
+    boolean isDispatching() {
+        return drain.isHeldByCurrentThread();
+    }
+
     Thread thread() {
         return thread;
+    }
+
+    /** How many waits a caller spent helping (taking the queue over). */
+    long helpedWaits() {
+        return helped.sum();
     }
 
     /** The dispatch loop. */
     @Override
     public void run() {
         while (running) {
+            int n = drainOnce();
+            if (n < 0) {
+                return; // the queue overflowed: the endpoint has failed
+            }
+            if (n > 0) {
+                continue;
+            }
+            try {
+                if (helper.get() != null) {
+                    // a caller waits on the queue; it wakes us if it leaves completions behind, and we look
+                    // again within STAND_ASIDE_NANOS for ones that arrive after it left
+                    LockSupport.parkNanos(this, Math.min(pollNanos, STAND_ASIDE_NANOS));
+                } else {
+                    cq.awaitReady(pollNanos, TimeUnit.NANOSECONDS);
+                }
+            } catch (InterruptedException e) {
+                // stop() interrupts; the loop condition decides
+            } catch (RuntimeException e) {
+                core.stats.dispatchErrors.increment();
+                EndpointCore.log().error("endpoint {}: waiting on the completion queue failed", core.name, e);
+            }
+        }
+    }
+
+    /**
+     * Polls one batch and handles it, under the drain lock; how many completions, or -1 if the
+     * queue overflowed (the endpoint is then failed and every op cancelled).
+     */
+    private int drainOnce() {
+        drain.lock();
+        try {
+            if (!running) {
+                return 0;
+            }
             int n;
             try {
-                n = cq.await(batch, pollNanos, TimeUnit.NANOSECONDS);
-            } catch (InterruptedException e) {
-                continue; // stop() interrupts; the loop condition decides
+                n = cq.poll(batch);
             } catch (CompletionQueueOverflowException e) {
+                running = false;
                 core.markFailed("completion queue overflowed: " + e.getMessage());
                 core.tracker.cancelAll("endpoint " + core.name + " failed: completion queue overflow");
-                return;
+                return -1;
             } catch (RuntimeException e) {
                 core.stats.dispatchErrors.increment();
                 EndpointCore.log().error("endpoint {}: polling the completion queue failed", core.name, e);
-                continue;
+                return 0;
             }
             for (int i = 0; i < n; i++) {
                 dispatch(batch[i]);
+            }
+            return n;
+        } finally {
+            drain.unlock();
+        }
+    }
+
+    /**
+     * A caller waits for {@code signal} by handling this queue's completions itself, up to
+     * {@code nanos}; returns whether the signal fired, or null if it cannot help (another caller
+     * helps, the dispatcher stopped, or this thread is already handling completions) and must
+     * wait on the signal as usual.
+     */
+    Boolean help(OpSignal signal, long nanos) throws InterruptedException {
+        Thread me = Thread.currentThread();
+        if (!running || me == thread || drain.isHeldByCurrentThread() || !helper.compareAndSet(null, me)) {
+            return null;
+        }
+        helped.increment();
+        try {
+            long deadline = System.nanoTime() + nanos;
+            long slice = HELP_SLICE_MIN_NANOS;
+            while (!signal.isFired()) {
+                if (!running) {
+                    return null; // stopping: wait on the signal
+                }
+                if (drainOnce() != 0) {
+                    continue;
+                }
+                if (signal.isFired()) {
+                    break;
+                }
+                long remaining = deadline - System.nanoTime();
+                if (remaining <= 0) {
+                    return false;
+                }
+                if (Thread.interrupted()) {
+                    throw new InterruptedException();
+                }
+                long wait = Math.min(remaining, slice);
+                long began = System.nanoTime();
+                if (!cq.awaitReady(wait, TimeUnit.NANOSECONDS)) {
+                    if (System.nanoTime() - began < wait / 2) {
+                        return null; // returned early with nothing ready: the queue is closed; wait on the signal
+                    }
+                    slice = Math.min(slice * 2, HELP_SLICE_MAX_NANOS);
+                }
+            }
+            return true;
+        } finally {
+            helper.set(null);
+            if (cq.awaitReady(0, TimeUnit.NANOSECONDS)) {
+                LockSupport.unpark(thread); // completions left behind: hand them to the dispatch thread now
             }
         }
     }
@@ -122,10 +253,16 @@ final class Dispatcher implements Runnable {
         return core.router.markDead(lane) > 0;
     }
 
-    /** Stops the loop and waits (bounded) for the thread to end. */
+    /**
+     * Stops the loop and waits (bounded) for the thread to end and for a helper to finish the batch
+     * it is handling; no completion is handled after this returns.
+     */
     void stop(long millis) throws InterruptedException {
         running = false;
         thread.interrupt();
         thread.join(millis);
+        if (drain.tryLock(millis, TimeUnit.MILLISECONDS)) {
+            drain.unlock();
+        }
     }
 }

@@ -75,7 +75,7 @@ final class EndpointCore {
         return dispatchRail() >= 0;
     }
 
-    /** The rail whose dispatch thread is running this, or -1. */
+    /** The rail whose dispatch thread is running this (or a caller handling its completions), or -1. */
     int dispatchRail() {
         Thread me = Thread.currentThread();
         Thread[] ts = dispatchThreads;
@@ -84,7 +84,20 @@ final class EndpointCore {
                 return i;
             }
         }
+        Dispatcher[] ds = dispatchers;
+        for (int i = 0; i < ds.length; i++) {
+            if (ds[i].isDispatching()) {
+                return i;
+            }
+        }
         return -1;
+    }
+
+    /** The dispatchers, by rail (a caller helping one counts as on that rail's dispatch thread). */
+    private volatile Dispatcher[] dispatchers = new Dispatcher[0];
+
+    void dispatchers(Dispatcher[] ds) {
+        dispatchers = ds.clone();
     }
 
 

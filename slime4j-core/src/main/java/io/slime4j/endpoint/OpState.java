@@ -119,6 +119,32 @@ final class OpState {
         immediate = imm;
     }
 
+    /** Waits until the op's signal fires, helping its dispatcher when it can ({@link Dispatcher#help}). */
+    void awaitSignal() throws InterruptedException {
+        Dispatcher d = tracker.drainer();
+        while (d != null && !signal.isFired()) {
+            Boolean fired = d.help(signal, Long.MAX_VALUE / 2);
+            if (fired == null) {
+                break;
+            }
+        }
+        signal.await();
+    }
+
+    /** Waits up to {@code nanos} for the op's signal, helping its dispatcher when it can; whether it fired. */
+    boolean awaitSignal(long nanos) throws InterruptedException {
+        Dispatcher d = tracker.drainer();
+        if (d != null && !signal.isFired() && nanos > 0) {
+            long start = System.nanoTime();
+            Boolean fired = d.help(signal, nanos);
+            if (fired != null) {
+                return fired;
+            }
+            nanos -= System.nanoTime() - start;
+        }
+        return signal.await(nanos);
+    }
+
     /** Completes the op as cancelled unless it completed already; whether this call did it. */
     boolean cancel(String why) {
         return complete(new Result(TransferStatus.CANCELLED, WcStatus.WR_FLUSH_ERR, 0, 0, why));

@@ -36,6 +36,20 @@ final class OpTracker {
         return op;
     }
 
+    /**
+     * The dispatcher a waiting caller may help ({@link Dispatcher#help}), or null: set only on a
+     * single-rail endpoint, where every op completes through that one queue.
+     */
+    private volatile Dispatcher drainer;
+
+    void drainer(Dispatcher d) {
+        drainer = d;
+    }
+
+    Dispatcher drainer() {
+        return drainer;
+    }
+
     /** Called once per op, by whichever thread completed it. */
     void completed(OpState op) {
         registry.remove(op);

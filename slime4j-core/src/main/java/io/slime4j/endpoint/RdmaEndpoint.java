@@ -71,6 +71,10 @@ public final class RdmaEndpoint implements AutoCloseable {
             threads[r] = dispatchers[r].thread();
         }
         core.dispatchThreads(threads);
+        core.dispatchers(dispatchers);
+        if (used == 1) {
+            core.tracker.drainer(dispatchers[0]); // every op completes through rail 0's queue: its waiters may help
+        }
         for (Dispatcher d : dispatchers) {
             d.start();
         }
@@ -409,6 +413,11 @@ public final class RdmaEndpoint implements AutoCloseable {
 
     Thread dispatchThread() {
         return dispatchers[0].thread();
+    }
+
+    /** Waits in which a caller took rail 0's completion queue over ({@link Dispatcher#help}). */
+    long helpedWaits() {
+        return dispatchers[0].helpedWaits();
     }
 
     Router router() {

@@ -90,7 +90,7 @@ public final class TransferFuture {
 
     /** Waits until the op completes and returns its status. */
     public TransferStatus await() throws InterruptedException {
-        op.signal.await();
+        op.awaitSignal();
         return status();
     }
 
@@ -100,7 +100,7 @@ public final class TransferFuture {
      * @throws TimeoutException if it did not complete in time (the op goes on)
      */
     public TransferStatus await(long timeout, TimeUnit unit) throws InterruptedException, TimeoutException {
-        if (!op.signal.await(unit.toNanos(timeout))) {
+        if (!op.awaitSignal(unit.toNanos(timeout))) {
             throw new TimeoutException(op + " did not complete within " + timeout + " " + unit);
         }
         return status();
@@ -120,7 +120,7 @@ public final class TransferFuture {
         boolean interrupted = false;
         while (true) {
             try {
-                op.signal.await();
+                op.awaitSignal();
                 break;
             } catch (InterruptedException e) {
                 interrupted = true;

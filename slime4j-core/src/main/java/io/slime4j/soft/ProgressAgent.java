@@ -11,8 +11,9 @@ import java.util.concurrent.locks.LockSupport;
  * The one thread that drives a device: calls {@link SoftDevice#doWork(long)} in a loop and, when a
  * cycle did no work, idles by spinning, then yielding, then parking for up to
  * {@link SoftConfig#maxIdlePark()} (or only spins, when {@link SoftConfig#busySpin()}). Posting
- * threads and the wire wake it with {@link #wakeup()}. Catches and counts every exception of a
- * cycle; an {@link Error} stops it.
+ * threads and the wire wake it with {@link #wakeup()}; a wake-up that races with the agent going to
+ * park is never lost (the agent re-checks a pending flag after announcing that it parks). Catches
+ * and counts every exception of a cycle; an {@link Error} stops it.
  */
 final class ProgressAgent implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(ProgressAgent.class);
@@ -26,6 +27,8 @@ final class ProgressAgent implements Runnable {
     private final Thread thread;
     private volatile boolean running = true;
     private volatile boolean parked;
+    /** Set by {@link #wakeup()}, cleared by the agent before each cycle: a Dekker pair with {@link #parked}. */
+    private volatile boolean wakePending;
     private volatile long cycles;
     private int idleCount;
     private long parkNanos = MIN_PARK_NANOS;
@@ -56,6 +59,7 @@ final class ProgressAgent implements Runnable {
     }
 
     void wakeup() {
+        wakePending = true; // then read parked: if the agent is about to park, it sees this flag
         if (parked) {
             LockSupport.unpark(thread);
         }
@@ -64,6 +68,9 @@ final class ProgressAgent implements Runnable {
     @Override
     public void run() {
         while (running) {
+            if (wakePending) {
+                wakePending = false; // before the cycle: work posted after this is seen by it or wakes us
+            }
             int work = 0;
             try {
                 work = device.doWork(System.nanoTime());
@@ -99,6 +106,13 @@ final class ProgressAgent implements Runnable {
             Thread.yield();
         } else {
             parked = true;
+            if (wakePending) {
+                // posted since this cycle began: run again at once, and spin again before parking
+                parked = false;
+                idleCount = 0;
+                parkNanos = MIN_PARK_NANOS;
+                return;
+            }
             if (running) {
                 LockSupport.parkNanos(parkNanos);
             }

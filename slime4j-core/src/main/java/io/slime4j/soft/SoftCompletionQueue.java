@@ -10,23 +10,28 @@ import io.slime4j.verbs.WorkCompletion;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.Condition;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * A completion ring with one producer, the device's progress agent, and any number of pollers
- * (serialised by a lock). Entries are pre-allocated columns; producing and polling allocate
+ * (serialised by a lock; polling an empty queue takes no lock). A waiting poller parks; the
+ * producer unparks it directly, only when one is blocked, and never takes a lock to do so. Entries are pre-allocated columns; producing and polling allocate
  * nothing. Polling a send-side completion retires its send-queue slots (and those of every
  * earlier unsignaled request), which is what makes room for new posts.
  */
 final class SoftCompletionQueue implements CompletionQueue {
     private static final VarHandle TAIL;
+    private static final VarHandle WAITERS;
     private static final WcStatus[] STATUSES = WcStatus.values();
     private static final WcOpcode[] OPCODES = WcOpcode.values();
 
     static {
         try {
             TAIL = MethodHandles.lookup().findVarHandle(SoftCompletionQueue.class, "tail", long.class);
+            WAITERS = MethodHandles.lookup().findVarHandle(SoftCompletionQueue.class, "waiters", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -52,7 +57,8 @@ final class SoftCompletionQueue implements CompletionQueue {
     private volatile boolean closed;
     private long lostCompletions;
     private final ReentrantLock lock = new ReentrantLock();
-    private final Condition notEmpty = lock.newCondition();
+    /** The threads blocked in {@link #awaitReady}; {@link #waiters} counts them. */
+    private final Set<Thread> sleepers = ConcurrentHashMap.newKeySet();
 
     SoftCompletionQueue(SoftDevice device, int capacity) {
         if (capacity < 1 || capacity > (1 << 24)) {
@@ -88,7 +94,10 @@ final class SoftCompletionQueue implements CompletionQueue {
      */
     boolean push(SoftQueuePair owner, long sendSsn, long id, WcStatus st, WcOpcode op, int bytes, int imm, boolean withImm) {
         long t = tail;
-        if (t - head >= capacity) {
+        if (overflowed || t - head >= capacity) {
+            // once overflowed, every later completion is refused too (counted as lost), even if a poll
+            // made room meanwhile: what a poller gets is exactly what fitted before the overflow, with
+            // no gap in the middle
             lostCompletions++;
             if (!overflowed) {
                 overflowed = true;
@@ -107,19 +116,17 @@ final class SoftCompletionQueue implements CompletionQueue {
         qp[i] = owner;
         ssn[i] = sendSsn;
         owner.countersSet().increment(Counter.COMPLETIONS_GENERATED); // before it can be polled
-        TAIL.setVolatile(this, t + 1); // volatile, then read waiters: a Dekker pair with await()
+        TAIL.setVolatile(this, t + 1); // volatile, then read waiters: a Dekker pair with awaitReady()
         if (waiters > 0) {
             wakeWaiters();
         }
         return true;
     }
 
+    /** Unparks every thread blocked in {@link #awaitReady} (no lock: the producer never blocks here). */
     private void wakeWaiters() {
-        lock.lock();
-        try {
-            notEmpty.signalAll();
-        } finally {
-            lock.unlock();
+        for (Thread t : sleepers) {
+            LockSupport.unpark(t);
         }
     }
 
@@ -130,6 +137,9 @@ final class SoftCompletionQueue implements CompletionQueue {
 
     @Override
     public int poll(WorkCompletion[] into) {
+        if ((long) TAIL.getAcquire(this) == head && !overflowed) {
+            return 0; // empty: no lock (a poller's spin costs two volatile reads)
+        }
         int n;
         lock.lock();
         try {
@@ -149,6 +159,8 @@ final class SoftCompletionQueue implements CompletionQueue {
         long h = head;
         long t = (long) TAIL.getAcquire(this);
         int n = (int) Math.min(t - h, into.length);
+        SoftQueuePair run = null; // COMPLETIONS_POLLED is added once per run of one queue pair's entries
+        int runLength = 0;
         for (int k = 0; k < n; k++) {
             int i = (int) ((h + k) & mask);
             SoftQueuePair owner = qp[i];
@@ -157,8 +169,18 @@ final class SoftCompletionQueue implements CompletionQueue {
             if (ssn[i] >= 0) {
                 owner.retireSendsUpTo(ssn[i]);
             }
-            owner.countersSet().increment(Counter.COMPLETIONS_POLLED);
+            if (owner != run) {
+                if (run != null) {
+                    run.countersSet().add(Counter.COMPLETIONS_POLLED, runLength);
+                }
+                run = owner;
+                runLength = 0;
+            }
+            runLength++;
             qp[i] = null;
+        }
+        if (run != null) {
+            run.countersSet().add(Counter.COMPLETIONS_POLLED, runLength);
         }
         head = h + n;
         return n;
@@ -172,24 +194,44 @@ final class SoftCompletionQueue implements CompletionQueue {
             if (n > 0) {
                 return n;
             }
-            long remaining = deadline - System.nanoTime();
-            if (remaining <= 0 || closed) {
+            if (!awaitReady(deadline - System.nanoTime(), TimeUnit.NANOSECONDS)) {
                 return 0;
             }
-            lock.lock();
-            try {
-                waiters++;
-                try {
-                    while ((long) TAIL.getAcquire(this) == head && !overflowed && !closed && remaining > 0) {
-                        remaining = notEmpty.awaitNanos(remaining);
-                    }
-                } finally {
-                    waiters--;
-                }
-            } finally {
-                lock.unlock();
-            }
         }
+    }
+
+    @Override
+    public boolean awaitReady(long timeout, TimeUnit unit) throws InterruptedException {
+        if (ready()) {
+            return true;
+        }
+        long deadline = System.nanoTime() + unit.toNanos(timeout);
+        if (deadline - System.nanoTime() <= 0 || closed) {
+            return false;
+        }
+        Thread me = Thread.currentThread();
+        sleepers.add(me); // before counting ourselves: the producer that sees the count finds us
+        WAITERS.getAndAdd(this, 1); // then re-read the tail: a Dekker pair with push()
+        try {
+            while (!ready() && !closed) {
+                long remaining = deadline - System.nanoTime();
+                if (remaining <= 0) {
+                    return false;
+                }
+                LockSupport.parkNanos(this, remaining);
+                if (Thread.interrupted()) {
+                    throw new InterruptedException();
+                }
+            }
+            return ready();
+        } finally {
+            WAITERS.getAndAdd(this, -1);
+            sleepers.remove(me);
+        }
+    }
+
+    private boolean ready() {
+        return (long) TAIL.getAcquire(this) != head || overflowed;
     }
 
     @Override

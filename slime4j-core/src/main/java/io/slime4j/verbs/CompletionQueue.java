@@ -27,6 +27,16 @@ public interface CompletionQueue extends AutoCloseable {
      */
     int await(WorkCompletion[] into, long timeout, TimeUnit unit) throws InterruptedException;
 
+    /**
+     * Waits up to {@code timeout} until at least one completion can be polled, polling none: lets
+     * a thread wait for the queue and then poll under its own lock, so that whoever polls also
+     * handles what it polled, in order.
+     *
+     * @return whether a completion is ready (false on timeout or once the queue is closed; true
+     *         once it overflowed, so that the next {@link #poll} reports it)
+     */
+    boolean awaitReady(long timeout, TimeUnit unit) throws InterruptedException;
+
     /** Whether the queue overflowed. */
     boolean isOverflowed();
 

@@ -1871,4 +1871,50 @@ public abstract class VerbsConformanceTest {
         }
         assertThat(wc.qpn()).as("qpn of %s", wc).isEqualTo(receiver.qp.qpn());
     }
+
+    @Test
+    @Timeout(30)
+    public void awaitReadyWaitsForACompletionWithoutPollingIt() throws Exception {
+        QpConfig config = qpConfig().build();
+        Side a = side(config);
+        Side b = side(config);
+        QpPair.connect(a, b);
+        MemoryRegion src = a.region(16 * KIB);
+        RemoteRegion remote = RemoteRegion.of(b.region(16 * KIB));
+        CompletionQueue cq = a.sendCq;
+        assertThat(cq.awaitReady(1, TimeUnit.MILLISECONDS)).as("awaitReady on an empty queue").isFalse();
+        assertThat(cq.awaitReady(0, TimeUnit.NANOSECONDS)).as("awaitReady(0) on an empty queue").isFalse();
+
+        java.util.concurrent.atomic.AtomicReference<Object> woke = new java.util.concurrent.atomic.AtomicReference<>();
+        Thread waiter = Thread.ofPlatform().start(() -> {
+            try {
+                woke.set(cq.awaitReady(20, TimeUnit.SECONDS));
+            } catch (InterruptedException e) {
+                woke.set(e);
+            }
+        });
+        Completions.awaitCondition(() -> waiter.getState() == Thread.State.TIMED_WAITING, Duration.ofSeconds(10),
+                "the waiter blocked in awaitReady");
+        a.post(write(7, src, 0, KIB, remote, 0));
+        waiter.join(10_000);
+        assertThat(woke.get()).as("what the blocked awaitReady returned once a completion arrived").isEqualTo(true);
+        assertThat(cq.awaitReady(0, TimeUnit.NANOSECONDS)).as("still ready: awaitReady polled nothing").isTrue();
+        WorkCompletion[] into = WorkCompletion.array(4);
+        assertThat(cq.poll(into)).isEqualTo(1);
+        assertCompletion(into[0], 7, SUCCESS, WcOpcode.RDMA_WRITE);
+
+        java.util.concurrent.atomic.AtomicReference<Object> interrupted = new java.util.concurrent.atomic.AtomicReference<>();
+        Thread second = Thread.ofPlatform().start(() -> {
+            try {
+                interrupted.set(cq.awaitReady(20, TimeUnit.SECONDS));
+            } catch (InterruptedException e) {
+                interrupted.set(e);
+            }
+        });
+        Completions.awaitCondition(() -> second.getState() == Thread.State.TIMED_WAITING, Duration.ofSeconds(10),
+                "the second waiter blocked in awaitReady");
+        second.interrupt();
+        second.join(10_000);
+        assertThat(interrupted.get()).as("an interrupted awaitReady").isInstanceOf(InterruptedException.class);
+    }
 }

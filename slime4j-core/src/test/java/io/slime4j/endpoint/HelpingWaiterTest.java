@@ -1,0 +1,169 @@
+package io.slime4j.endpoint;
+
+import static io.slime4j.endpoint.Checks.eventually;
+import static io.slime4j.endpoint.Checks.success;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A caller blocked in {@link TransferFuture#await()} takes the completion queue over from the
+ * dispatch thread ({@link Dispatcher#help}): its own completion reaches it directly, it handles
+ * everyone else's in order, and whatever ends its wait — its completion, a cancellation, an
+ * interrupt, a timeout — the dispatch thread carries on afterwards.
+ */
+@Timeout(60)
+class HelpingWaiterTest {
+
+    /** Blocks until {@code t} is parked or waiting (the await has begun), bounded. */
+    private static void awaitBlocked(Thread t) throws InterruptedException {
+        eventually(() -> t.getState() == Thread.State.WAITING || t.getState() == Thread.State.TIMED_WAITING,
+                Duration.ofSeconds(10), t.getName() + " blocked in await");
+    }
+
+    @Test
+    void aBlockedWaiterHandlesTheQueueAndGetsItsOwnCompletion() throws Exception {
+        try (EndpointPair p = EndpointPair.open(EndpointConfig.defaults(), 1 << 20)) {
+            long before = p.b.helpedWaits();
+            TransferFuture recv = p.b.recv("kv", 0, 64);
+            AtomicReference<TransferStatus> seen = new AtomicReference<>();
+            Thread waiter = Thread.ofPlatform().name("helping-waiter").start(() -> {
+                try {
+                    seen.set(recv.await());
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            awaitBlocked(waiter);
+            Patterns.fill(p.kvA, 0, 64, 7);
+            success(p.a.send("kv", 0, 64));
+            waiter.join(10_000);
+            assertThat(seen.get()).isEqualTo(TransferStatus.SUCCESS);
+            assertThat(Patterns.mismatch(p.kvB, 0, 64, 7)).isEqualTo(-1);
+            assertThat(p.b.helpedWaits()).as("waits in which a caller took the queue over").isGreaterThan(before);
+            p.assertClean();
+        }
+    }
+
+    @Test
+    void manyWaitersOnOneEndpointAllCompleteInPairOrder() throws Exception {
+        try (EndpointPair p = EndpointPair.open(EndpointConfig.defaults(), 1 << 20)) {
+            int n = 24;
+            List<TransferFuture> recvs = new ArrayList<>();
+            for (int k = 0; k < n; k++) {
+                recvs.add(p.b.recv("kv", k * 128L, 128));
+            }
+            List<Thread> waiters = new ArrayList<>();
+            AtomicReference<Throwable> failure = new AtomicReference<>();
+            for (int k = 0; k < n; k++) {
+                TransferFuture r = recvs.get(k);
+                waiters.add(Thread.ofPlatform().start(() -> {
+                    try {
+                        r.await(20, TimeUnit.SECONDS);
+                    } catch (Exception e) {
+                        failure.compareAndSet(null, e);
+                    }
+                }));
+            }
+            for (int k = 0; k < n; k++) {
+                Patterns.fill(p.kvA, k * 128L, 100, k);
+                p.a.send("kv", k * 128L, 100);
+            }
+            for (Thread t : waiters) {
+                t.join(20_000);
+                assertThat(t.isAlive()).isFalse();
+            }
+            assertThat(failure.get()).isNull();
+            for (int k = 0; k < n; k++) {
+                assertThat(success(recvs.get(k)).byteCount()).isEqualTo(100);
+                assertThat(Patterns.mismatch(p.kvB, k * 128L, 100, k)).as("message %d", k).isEqualTo(-1);
+            }
+            p.assertClean();
+        }
+    }
+
+    @Test
+    void aHelperWokenByCancellationLeavesAndTheDispatchThreadCarriesOn() throws Exception {
+        try (EndpointPair p = EndpointPair.open(EndpointConfig.defaults(), 1 << 20)) {
+            TransferFuture pending = p.b.recv("kv", 0, 64);
+            CountDownLatch returned = new CountDownLatch(1);
+            AtomicReference<TransferStatus> seen = new AtomicReference<>();
+            Thread waiter = Thread.ofPlatform().start(() -> {
+                try {
+                    seen.set(pending.await());
+                    returned.countDown();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            awaitBlocked(waiter);
+            assertThat(p.b.cancelAll()).isGreaterThanOrEqualTo(1);
+            assertThat(returned.await(10, TimeUnit.SECONDS)).as("the helping waiter saw its cancellation").isTrue();
+            assertThat(seen.get()).isEqualTo(TransferStatus.CANCELLED);
+            // nobody waits now: the dispatch thread alone must complete the next exchange
+            p.a.send("kv", 0, 64); // meets the cancelled recv's meta: fails with REM_ABORT_ERR or is matched below
+            TransferFuture r = p.b.recv("kv", 64, 64);
+            TransferFuture s = p.a.send("kv", 64, 64);
+            eventually(() -> r.isDone() && s.isDone(), Duration.ofSeconds(10), "recv and send completed by the dispatch thread");
+        }
+    }
+
+    @Test
+    void anInterruptedHelperThrowsAndLeavesTheQueueToTheDispatchThread() throws Exception {
+        try (EndpointPair p = EndpointPair.open(EndpointConfig.defaults(), 1 << 20)) {
+            TransferFuture pending = p.b.recv("kv", 0, 64);
+            AtomicReference<Throwable> thrown = new AtomicReference<>();
+            Thread waiter = Thread.ofPlatform().start(() -> {
+                try {
+                    pending.await();
+                } catch (InterruptedException e) {
+                    thrown.set(e);
+                }
+            });
+            awaitBlocked(waiter);
+            waiter.interrupt();
+            waiter.join(10_000);
+            assertThat(thrown.get()).isInstanceOf(InterruptedException.class);
+            assertThat(pending.isDone()).isFalse();
+            Patterns.fill(p.kvA, 0, 64, 3);
+            TransferFuture s = p.a.send("kv", 0, 64);
+            eventually(pending::isDone, Duration.ofSeconds(10), "the recv completed by the dispatch thread alone");
+            assertThat(success(pending).byteCount()).isEqualTo(64);
+            success(s);
+            assertThat(Patterns.mismatch(p.kvB, 0, 64, 3)).isEqualTo(-1);
+            p.assertClean();
+        }
+    }
+
+    @Test
+    void aTimedAwaitThatHelpsTimesOutAndTheOpGoesOn() throws Exception {
+        try (EndpointPair p = EndpointPair.open(EndpointConfig.defaults(), 1 << 20)) {
+            TransferFuture pending = p.b.recv("kv", 0, 64);
+            assertThatThrownBy(() -> pending.await(30, TimeUnit.MILLISECONDS))
+                    .isInstanceOf(java.util.concurrent.TimeoutException.class);
+            assertThat(pending.isDone()).isFalse();
+            success(p.a.send("kv", 0, 64));
+            assertThat(success(pending).byteCount()).isEqualTo(64);
+            p.assertClean();
+        }
+    }
+
+    @Test
+    void aMultiRailEndpointsWaitersDoNotHelp() throws Exception {
+        try (RailPair p = RailPair.inproc(2, EndpointConfig.builder().qps(2).build(), 1 << 20)) {
+            TransferFuture r = p.b.recv("kv", 0, 64);
+            TransferFuture s = p.a.send("kv", 0, 64);
+            success(r);
+            success(s);
+            assertThat(p.a.helpedWaits() + p.b.helpedWaits()).as("waits helped on a two-rail endpoint").isZero();
+        }
+    }
+}
