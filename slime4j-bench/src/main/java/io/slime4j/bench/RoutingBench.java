@@ -115,9 +115,17 @@ public final class RoutingBench {
                 }
             }
         } finally {
+            long retransmits = 0;
+            long timeouts = 0;
+            long drops = 0;
             for (VerbsDevice d : devices) {
+                retransmits += d.counters().get(io.slime4j.verbs.Counter.RETRANSMITS);
+                timeouts += d.counters().get(io.slime4j.verbs.Counter.TIMEOUTS);
+                drops += d.counters().get(io.slime4j.verbs.Counter.SEND_DROPS);
                 d.close();
             }
+            System.out.printf("  %d QP(s) / %d rail(s), writer side: %d retransmitted, %d timeouts, %d send drops%n",
+                    qps, rails, retransmits, timeouts, drops);
         }
         return best;
     }

@@ -19,6 +19,8 @@ final class SplitReceiver {
     private final UdpCounters receiveCounters;
     private final UdpPort port;
     private int peekSkips;
+    /** Placements left before predicting again, after a misprediction (packets of several queue pairs interleave). */
+    private int predictSkips;
     private boolean predicted;
     private MemorySegment predictedSegment;
     private long predictedOffset;
@@ -62,6 +64,12 @@ final class SplitReceiver {
     private static final int TAKEN = HANDED;
     /** Datagrams received whole, without peeking, after the handler declined to place one. */
     private static final int PEEK_BACKOFF = 8;
+    /**
+     * Placements without prediction after a miss. A miss costs a copy back, so when the packets of
+     * several queue pairs interleave (each prediction guessing the wrong one) prediction pauses and
+     * the peek path, which is never wrong, takes over for a while.
+     */
+    private static final int PREDICT_BACKOFF = 16;
 
     /**
      * Peeks at the next datagram's header and, if the handler places it, receives it split: the
@@ -120,7 +128,12 @@ final class SplitReceiver {
         receiveCounters.add(UdpCounters.BYTES_RECEIVED, length);
         receiveCounters.increment(UdpCounters.PLACED_RECEIVED);
         placing.onPlacedPacket(receiveSegment, length, from);
-        predicted = true; // asked right before the next datagram, see predict
+        if (predictSkips > 0) {
+            predictSkips--;
+            predicted = false;
+        } else {
+            predicted = true; // asked right before the next datagram, see predict
+        }
     }
 
     /**
@@ -179,6 +192,7 @@ final class SplitReceiver {
             placed(placing, length, from);
             return PLACED;
         }
+        predictSkips = PREDICT_BACKOFF;
         if (length > maxDatagramSize) {
             receiveCounters.increment(UdpCounters.OVERSIZE_DROPS);
             return DROPPED;
