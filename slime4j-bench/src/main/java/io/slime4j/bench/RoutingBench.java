@@ -29,7 +29,7 @@ import java.util.List;
  *
  * <pre>
  * java -cp ... io.slime4j.bench.RoutingBench [--sizes 1M,16M] [--bytes 256M] [--depth 8] [--qps 1,2,4]
- *      [--rails 1,2] [--selector striped] [--mtu 16K] [--rounds 3]
+ *      [--rails 1,2] [--selector striped] [--mtu 60K] [--rounds 3]
  * </pre>
  */
 public final class RoutingBench {
@@ -186,7 +186,7 @@ public final class RoutingBench {
         int[] qps = {1, 2, 4};
         int[] rails = {1, 2};
         String selector = "striped";
-        int mtu = 16 << 10;
+        int mtu = 60 << 10;
         int rounds = 3;
 
         static Settings parse(String[] args) {

@@ -50,7 +50,7 @@ final class PerfClient {
 
     /** Runs every row; returns 0, or throws a {@link CliException} naming what failed. */
     int run(Wire wire) throws InterruptedException {
-        EndpointConfig config = PerfEndpoints.config("perf-client", plan.qps(), plan.selector(), plan.signalEvery());
+        EndpointConfig config = PerfEndpoints.config("perf-client", plan.qps(), plan.selector(), plan.signalEvery(), plan.mtu());
         try (SoftDevice d = PerfEndpoints.device(wire, channel.localAddress(), "perf-client");
              Arena arena = Arena.ofShared();
              RdmaEndpoint e = RdmaEndpoint.open(d, config)) {
@@ -66,6 +66,7 @@ final class PerfClient {
                 hello.put("selector", plan.selector());
             }
             hello.put("signalEvery", Integer.toString(plan.signalEvery()));
+            hello.put("mtu", Integer.toString(plan.mtu()));
             Bootstrap.Message reply = exchange(Bootstrap.Message.of(ep.info(), hello));
             if (reply.options().containsKey("error") || reply.info() == null) {
                 throw new CliException("the server refused the run: " + reply.get("error", "no endpoint info"));

@@ -3,6 +3,7 @@ package io.slime4j.cli;
 import io.slime4j.endpoint.Bootstrap;
 import io.slime4j.endpoint.BootstrapException;
 import io.slime4j.wire.Wire;
+import io.slime4j.verbs.QpConfig;
 import io.slime4j.wire.inproc.InprocWire;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -95,6 +96,10 @@ final class PerfCommand implements Callable<Integer> {
     @Option(names = "--signal-every", paramLabel = "N", description = "Signal one request in N (selective signaling).")
     Integer signalEvery;
 
+    @Option(names = "--mtu", paramLabel = "BYTES", description = "Payload bytes per packet, 256..65000 (K suffix;"
+            + " default: 60K on loopback and the inproc wire, where datagrams are never fragmented; 4K to another host).")
+    String mtu;
+
     @Option(names = "--wire", paramLabel = "WIRE",
             description = "udp (default: two processes) or inproc (both sides in this process).", defaultValue = "udp")
     String wire;
@@ -128,7 +133,7 @@ final class PerfCommand implements Callable<Integer> {
         Duration timeout = Duration.ofSeconds(timeoutSeconds);
         if (server) {
             for (String o : List.of("--connect", "--op", "--mode", "--size", "--sizes", "--iters", "--warmup", "--depth",
-                    "--qps", "--selector", "--signal-every", "--verify", "--json", "--wire")) {
+                    "--qps", "--selector", "--signal-every", "--mtu", "--verify", "--json", "--wire")) {
                 if (spec.commandLine().getParseResult().hasMatchedOption(o)) {
                     throw new IllegalArgumentException(o + " is chosen by the client; --server takes only --bind, --port"
                             + " and --timeout");
@@ -142,7 +147,7 @@ final class PerfCommand implements Callable<Integer> {
             }
         }
         PerfPlan plan = plan(timeout);
-        PerfEndpoints.config("check", plan.qps(), plan.selector(), plan.signalEvery()); // refuse bad settings first
+        PerfEndpoints.config("check", plan.qps(), plan.selector(), plan.signalEvery(), plan.mtu()); // refuse bad settings first
         if (plan.wire().equals("inproc")) {
             if (connect != null) {
                 throw new IllegalArgumentException("--wire inproc runs both sides in this process; it cannot be combined"
@@ -303,7 +308,30 @@ final class PerfCommand implements Callable<Integer> {
                         warmup != null ? warmup : 100, 1));
             }
         }
-        return new PerfPlan(rows, qps, selector, signalEvery == null ? 0 : signalEvery, wire, verify, json, timeout);
+        return new PerfPlan(rows, qps, selector, signalEvery == null ? 0 : signalEvery, mtu(), wire, verify, json,
+                timeout);
+    }
+
+    /** Payload bytes per packet of the run's queue pairs: a large one where no IP fragmentation can happen. */
+    static final int LOOPBACK_MTU = 60 << 10;
+
+    private int mtu() {
+        if (mtu != null) {
+            long v = size(mtu, "--mtu");
+            range("--mtu", v, QpConfig.MIN_MTU, QpConfig.MAX_MTU);
+            return (int) v;
+        }
+        if (connect == null || wire.equals("inproc")) {
+            return LOOPBACK_MTU;
+        }
+        int colon = connect.lastIndexOf(':');
+        String host = colon < 0 ? connect : connect.substring(0, colon);
+        try {
+            return java.net.InetAddress.getByName(host.replace("[", "").replace("]", "")).isLoopbackAddress()
+                    ? LOOPBACK_MTU : QpConfig.defaults().mtu();
+        } catch (java.net.UnknownHostException e) {
+            return QpConfig.defaults().mtu(); // connecting reports the unknown host
+        }
     }
 
     private static void range(String option, long v, long min, long max) {

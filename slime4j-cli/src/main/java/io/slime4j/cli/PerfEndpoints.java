@@ -37,12 +37,15 @@ final class PerfEndpoints {
 
     /**
      * The endpoint settings of one side: the environment's {@code slime4j.endpoint.*}, then the
-     * run's queue pairs, selector and signaling.
+     * run's queue pairs, selector, signaling and MTU (0 keeps the default).
      *
      * @throws IllegalArgumentException if a setting is out of range or not available in this build
      */
-    static EndpointConfig config(String name, int qps, String selector, int signalEvery) {
+    static EndpointConfig config(String name, int qps, String selector, int signalEvery, int mtu) {
         EndpointConfig.Builder b = EndpointConfig.fromEnvironment().name(name).qps(qps);
+        if (mtu != 0) {
+            b.qpTemplate(io.slime4j.verbs.QpConfig.defaults().toBuilder().mtu(mtu).build());
+        }
         applySelectorAndSignaling(b, selector, signalEvery);
         return b.build();
     }

@@ -65,9 +65,10 @@ final class PerfServer {
         long region = Long.parseLong(hello.require("region"));
         String selector = hello.get("selector", null);
         int signalEvery = Integer.parseInt(hello.get("signalEvery", "0"));
+        int mtu = Integer.parseInt(hello.get("mtu", "0"));
         EndpointConfig config;
         try {
-            config = PerfEndpoints.config("perf-server", qps, selector, signalEvery);
+            config = PerfEndpoints.config("perf-server", qps, selector, signalEvery, mtu);
         } catch (IllegalArgumentException e) {
             channel.send(Bootstrap.Message.of(Map.of("error", e.getMessage())), timeout);
             throw new CliException("the client asked for settings this server refuses: " + e.getMessage());

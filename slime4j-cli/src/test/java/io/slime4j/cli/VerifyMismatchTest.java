@@ -59,7 +59,7 @@ class VerifyMismatchTest {
 
     private static String run(PerfPlan.Row row, BiConsumer<String, MemorySegment> tamper) throws Exception {
         Duration timeout = Duration.ofSeconds(20);
-        PerfPlan plan = new PerfPlan(List.of(row), 1, null, 0, "inproc", true, true, timeout);
+        PerfPlan plan = new PerfPlan(List.of(row), 1, null, 0, PerfCommand.LOOPBACK_MTU, "inproc", true, true, timeout);
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         try (InprocWire wire = new InprocWire();
              Bootstrap.Listener listener = Bootstrap.listen("127.0.0.1", 0)) {
