@@ -324,15 +324,7 @@ final class NativeUdpSocket extends UdpSocket {
         } finally {
             release();
         }
-        if (n < 0) {
-            int errno = Libc.errno();
-            if (errno == Libc.EAGAIN || errno == Libc.EINTR) {
-                return null;
-            }
-            throw failure("recvfrom", errno);
-        }
-        receivedLength = (int) Math.min(n, Integer.MAX_VALUE); // MSG_TRUNC: the datagram's real length
-        return source();
+        return received(n, "recvfrom");
     }
 
     @Override
@@ -399,15 +391,7 @@ final class NativeUdpSocket extends UdpSocket {
         } finally {
             release();
         }
-        if (n < 0) {
-            int errno = Libc.errno();
-            if (errno == Libc.EAGAIN || errno == Libc.EINTR) {
-                return null;
-            }
-            throw failure("recvmsg", errno);
-        }
-        receivedLength = (int) Math.min(n, Integer.MAX_VALUE); // MSG_TRUNC: the datagram's real length
-        return source();
+        return received(n, "recvmsg");
     }
 
     /** The source of the datagram just received, decoded only when it differs from the last one. */
@@ -515,5 +499,22 @@ final class NativeUdpSocket extends UdpSocket {
         } catch (Throwable t) {
             throw rethrow(t);
         }
+    }
+
+    /**
+     * The end of a receive call that returned {@code n}: null when nothing was waiting (or a signal
+     * interrupted it), else the source, with {@link #receivedLength} set to the datagram's real
+     * length (MSG_TRUNC).
+     */
+    private InetSocketAddress received(long n, String call) throws IOException {
+        if (n < 0) {
+            int errno = Libc.errno();
+            if (errno == Libc.EAGAIN || errno == Libc.EINTR) {
+                return null;
+            }
+            throw failure(call, errno);
+        }
+        receivedLength = (int) Math.min(n, Integer.MAX_VALUE);
+        return source();
     }
 }
