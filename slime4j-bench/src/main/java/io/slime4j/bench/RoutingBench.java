@@ -51,29 +51,48 @@ public final class RoutingBench {
             return;
         }
         System.out.printf("RoutingBench: %s written per size and configuration, %d writes outstanding, selector %s,"
-                        + " mtu %d, best of %d rounds; two processes on loopback (UDP)%n",
+                        + " mtu %d, %d rounds (configurations alternating, fresh processes each); two processes on"
+                        + " loopback (UDP)%n",
                 Options.format(s.bytes), s.depth, s.selector, s.mtu, s.rounds);
         Settings warm = Settings.parse(args); // one unmeasured pass so the first column does not pay for the JIT
         warm.bytes = Math.min(s.bytes, 64L << 20);
         warm.rounds = 1;
         run(warm, s.qps[s.qps.length - 1], s.rails[s.rails.length - 1]);
+        // configurations alternate round by round, each round in fresh processes, so a burst of
+        // load or a slow JIT hits every configuration alike; best and median over the rounds
         List<String> columns = new ArrayList<>();
-        List<double[]> results = new ArrayList<>();
+        List<int[]> configs = new ArrayList<>();
         for (int rails : s.rails) {
             for (int qps : s.qps) {
                 columns.add(qps + " QP" + (qps == 1 ? "" : "s") + "/" + rails + " rail" + (rails == 1 ? "" : "s"));
-                results.add(run(s, qps, rails));
+                configs.add(new int[] {qps, rails});
             }
         }
-        StringBuilder head = new StringBuilder(String.format("%-8s", "size"));
+        double[][][] figures = new double[configs.size()][s.sizes.length][s.rounds];
+        Settings once = Settings.parse(args);
+        once.rounds = 1;
+        for (int round = 0; round < s.rounds; round++) {
+            for (int c = 0; c < configs.size(); c++) {
+                double[] r = run(once, configs.get(c)[0], configs.get(c)[1]);
+                for (int i = 0; i < s.sizes.length; i++) {
+                    figures[c][i][round] = r[i];
+                }
+            }
+        }
+        StringBuilder head = new StringBuilder(String.format("%-16s", "size"));
         columns.forEach(c -> head.append(String.format(" %16s", c)));
         System.out.println(head + "   (MB/s)");
         for (int i = 0; i < s.sizes.length; i++) {
-            StringBuilder row = new StringBuilder(String.format("%-8s", Options.format(s.sizes[i])));
-            for (double[] r : results) {
-                row.append(String.format(" %16.1f", r[i]));
+            for (String kind : new String[] {"best", "median", "min"}) {
+                StringBuilder row = new StringBuilder(String.format("%-16s", Options.format(s.sizes[i]) + " " + kind));
+                for (double[][] f : figures) {
+                    double[] v = f[i].clone();
+                    java.util.Arrays.sort(v);
+                    double x = kind.equals("best") ? v[v.length - 1] : kind.equals("min") ? v[0] : v[v.length / 2];
+                    row.append(String.format(" %16.1f", x));
+                }
+                System.out.println(row);
             }
-            System.out.println(row);
         }
     }
 
