@@ -92,7 +92,7 @@ class CrossProcessEndpointTest {
     }
 
     /** The next line starting with {@code prefix} (the rest of it); skips others; 60 s bound. */
-    private static String expect(BlockingQueue<String> lines, String prefix) throws InterruptedException {
+    static String expect(BlockingQueue<String> lines, String prefix) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (true) {
             String line = lines.poll(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
@@ -105,7 +105,8 @@ class CrossProcessEndpointTest {
         }
     }
 
-    private static void pump(Process child, BlockingQueue<String> lines) {
+    /** Copies the child's output lines into {@code lines} until it ends (a reader thread's body). */
+    static void pump(Process child, BlockingQueue<String> lines) {
         try (BufferedReader in = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
             String line;
             while ((line = in.readLine()) != null) {

@@ -6,9 +6,6 @@ import io.slime4j.soft.SoftConfig;
 import io.slime4j.soft.SoftDevice;
 import io.slime4j.verbs.VerbsDevice;
 import io.slime4j.wire.udp.UdpWire;
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -40,7 +37,7 @@ class CrossProcessRailsTest {
                 Integer.toString(qps), Integer.toString(rails), selector)
                 .redirectError(ProcessBuilder.Redirect.INHERIT).start();
         BlockingQueue<String> lines = new ArrayBlockingQueue<>(1024);
-        Thread.ofPlatform().daemon().start(() -> pump(child, lines));
+        Thread.ofPlatform().daemon().start(() -> CrossProcessEndpointTest.pump(child, lines));
         PrintStream toChild = new PrintStream(child.getOutputStream(), true, StandardCharsets.UTF_8);
         List<SoftDevice> devices = new ArrayList<>();
         try (UdpWire wire = new UdpWire(); Arena arena = Arena.ofShared()) {
@@ -55,35 +52,35 @@ class CrossProcessRailsTest {
                 MemorySegment back = arena.allocate(region, 4096);
                 ep.register("src", src);
                 ep.register("back", back);
-                EndpointInfo peer = EndpointInfo.fromJson(expect(lines, "INFO "));
+                EndpointInfo peer = EndpointInfo.fromJson(CrossProcessEndpointTest.expect(lines, "INFO "));
                 assertThat(peer.rails()).hasSize(rails);
                 ep.connect(peer);
                 toChild.println("PEER " + ep.info().toJson());
-                expect(lines, "OK");
+                CrossProcessEndpointTest.expect(lines, "OK");
                 for (long size : SIZES) {
                     assertThat(ep.write(List.of(new Assignment("src", 0, "dst", 0, size))).join().status())
                             .as("write of %d", size).isEqualTo(TransferStatus.SUCCESS);
                     toChild.println("CHECK dst 0 " + size + " 1");
-                    assertThat(expect(lines, "")).as("peer's check of a write of %d", size).isEqualTo("OK");
+                    assertThat(CrossProcessEndpointTest.expect(lines, "")).as("peer's check of a write of %d", size).isEqualTo("OK");
 
                     assertThat(ep.read(List.of(new Assignment("back", 0, "src", 0, size))).join().status())
                             .as("read of %d", size).isEqualTo(TransferStatus.SUCCESS);
                     assertThat(EndpointPeerMain.check(back, 0, size, 2)).as("read of %d", size).isEqualTo(-1);
 
                     toChild.println("RECV 0 " + size);
-                    expect(lines, "POSTED");
+                    CrossProcessEndpointTest.expect(lines, "POSTED");
                     assertThat(ep.send("src", 0, size).join().status()).isEqualTo(TransferStatus.SUCCESS);
-                    assertThat(expect(lines, "RECVD ")).isEqualTo("SUCCESS " + size);
+                    assertThat(CrossProcessEndpointTest.expect(lines, "RECVD ")).isEqualTo("SUCCESS " + size);
                     toChild.println("CHECK inbox 0 " + size + " 1");
-                    assertThat(expect(lines, "")).as("peer's check of a send of %d", size).isEqualTo("OK");
+                    assertThat(CrossProcessEndpointTest.expect(lines, "")).as("peer's check of a send of %d", size).isEqualTo("OK");
 
                     toChild.println("IMM");
-                    expect(lines, "POSTED");
+                    CrossProcessEndpointTest.expect(lines, "POSTED");
                     assertThat(ep.writeWithImm(List.of(new Assignment("src", 0, "dst", 0, size)), (int) size).join()
                             .status()).isEqualTo(TransferStatus.SUCCESS);
-                    assertThat(expect(lines, "IMMED ")).isEqualTo("SUCCESS " + (int) size);
+                    assertThat(CrossProcessEndpointTest.expect(lines, "IMMED ")).isEqualTo("SUCCESS " + (int) size);
                     toChild.println("CHECK dst 0 " + size + " 1");
-                    assertThat(expect(lines, "")).as("peer's check of a write-with-imm of %d", size).isEqualTo("OK");
+                    assertThat(CrossProcessEndpointTest.expect(lines, "")).as("peer's check of a write-with-imm of %d", size).isEqualTo("OK");
                 }
                 long[] posted = RailPair.postedPerLane(ep);
                 for (int lane = 1; lane < qps; lane++) {
@@ -95,30 +92,6 @@ class CrossProcessRailsTest {
         } finally {
             child.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
             devices.forEach(SoftDevice::close);
-        }
-    }
-
-    private static String expect(BlockingQueue<String> lines, String prefix) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (true) {
-            String line = lines.poll(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-            if (line == null) {
-                throw new AssertionError("no line starting with '" + prefix + "' from the peer within 60 s");
-            }
-            if (line.startsWith(prefix)) {
-                return line.substring(prefix.length());
-            }
-        }
-    }
-
-    private static void pump(Process child, BlockingQueue<String> lines) {
-        try (BufferedReader in = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
-            String line;
-            while ((line = in.readLine()) != null) {
-                lines.put(line);
-            }
-        } catch (IOException | InterruptedException e) {
-            // the child ended
         }
     }
 }

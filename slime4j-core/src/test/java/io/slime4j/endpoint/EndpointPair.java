@@ -43,9 +43,13 @@ final class EndpointPair implements AutoCloseable {
         b = RdmaEndpoint.open(deviceB, config.toBuilder().name("b" + n).build(), hooks);
         kvA = arena.allocate(regionBytes, 4096);
         kvB = arena.allocate(regionBytes, 4096);
+        registerAndConnect(a, kvA, b, kvB);
+    }
+
+    /** Registers region "kv" on both endpoints and connects them, the descriptions exchanged as JSON as two processes would. */
+    static void registerAndConnect(RdmaEndpoint a, MemorySegment kvA, RdmaEndpoint b, MemorySegment kvB) {
         a.register("kv", kvA);
         b.register("kv", kvB);
-        // exchange the descriptions as JSON, as two processes would
         EndpointInfo infoA = EndpointInfo.fromJson(a.info().toJson());
         EndpointInfo infoB = EndpointInfo.fromJson(b.info().toJson());
         a.connect(infoB);

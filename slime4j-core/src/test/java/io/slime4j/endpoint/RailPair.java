@@ -59,12 +59,7 @@ final class RailPair implements AutoCloseable {
         b = RdmaEndpoint.open(List.<VerbsDevice>copyOf(devicesB), config.toBuilder().name("rb" + n).build());
         kvA = arena.allocate(regionBytes, 4096);
         kvB = arena.allocate(regionBytes, 4096);
-        a.register("kv", kvA);
-        b.register("kv", kvB);
-        EndpointInfo infoA = EndpointInfo.fromJson(a.info().toJson());
-        EndpointInfo infoB = EndpointInfo.fromJson(b.info().toJson());
-        a.connect(infoB);
-        b.connect(infoA);
+        EndpointPair.registerAndConnect(a, kvA, b, kvB);
     }
 
     static RailPair inproc(int rails, EndpointConfig config, long regionBytes) {
