@@ -4,7 +4,6 @@ import io.slime4j.verbs.Counter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -128,7 +127,7 @@ final class ProgressAgent implements Runnable {
         if (Thread.currentThread() == thread) {
             return true;
         }
-        thread.join(TimeUnit.MILLISECONDS.toMillis(timeoutMillis));
+        thread.join(timeoutMillis);
         return !thread.isAlive();
     }
 }

@@ -8,6 +8,7 @@ import io.slime4j.verbs.QpConfig;
 import io.slime4j.verbs.WcStatus;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.ArrayDeque;
 
 /**
@@ -34,6 +35,8 @@ final class Requester {
     private final long ackTimeoutNanos;
     private final long rnrTimerNanos;
     private final long responseTimeoutNanos;
+    private final long ackDelayNanos;
+    private final int tinyMessageSize;
 
     int sndUna;
     int sndNxt;
@@ -92,6 +95,8 @@ final class Requester {
             total += ackTimeoutNanos * Math.min(1L << Math.min(i, 20), QpConfig.MAX_BACKOFF);
         }
         this.responseTimeoutNanos = total + ackTimeoutNanos;
+        this.ackDelayNanos = device.softConfig().ackDelay().toNanos();
+        this.tinyMessageSize = device.softConfig().tinyMessageSize();
         this.cwnd = device.softConfig().initialCongestionWindow();
         this.srttNanos = Math.min(ackTimeoutNanos / 4.0, 1_000_000);
         this.rttVarNanos = srttNanos / 2;
@@ -274,14 +279,19 @@ final class Requester {
     // ---------------------------------------------------------------- responses we owe the peer
 
     ResponseJob newReadResponse(long ssn, long remoteKey, long address, int length) {
-        ResponseJob j = freeJobs.isEmpty() ? new ResponseJob() : freeJobs.poll();
+        ResponseJob j = takeJob();
         responses.add(j.read(ssn, remoteKey, address, length));
         return j;
     }
 
     void newAtomicResponse(long ssn, long value) {
-        ResponseJob j = freeJobs.isEmpty() ? new ResponseJob() : freeJobs.poll();
-        responses.add(j.atomic(ssn, value));
+        responses.add(takeJob().atomic(ssn, value));
+    }
+
+    /** A recycled response job, or a new one while the pool is still growing. */
+    private ResponseJob takeJob() {
+        ResponseJob j = freeJobs.poll();
+        return j != null ? j : new ResponseJob();
     }
 
     int pendingResponses() {
@@ -397,7 +407,7 @@ final class Requester {
         }
         // the priority channel is drained first, so a data packet may take it only when nothing of
         // this stream is in flight before it: otherwise it would overtake and look like a loss
-        boolean priority = length <= device.softConfig().tinyMessageSize() && s.psn == sndUna;
+        boolean priority = length <= tinyMessageSize && s.psn == sndUna;
         if (gatherFrom != null) {
             device.transmit(qp, HEADER_LENGTH, gatherFrom, gatherOffset, s.payloadLength, priority);
         } else {
@@ -489,7 +499,7 @@ final class Requester {
     }
 
     private void probeTail(long now) {
-        long probeTimeout = Math.max((long) (2 * srttNanos) + device.softConfig().ackDelay().toNanos(),
+        long probeTimeout = Math.max((long) (2 * srttNanos) + ackDelayNanos,
                 ackTimeoutNanos / 2);
         if (sndUna == sndNxt || now - lastDeliveryNanos < probeTimeout || now - lastProbeNanos < probeTimeout) {
             return;
@@ -851,7 +861,7 @@ final class Requester {
             w.status = remoteError(h.immediate());
         } else {
             MemorySegment value = device.scratch8();
-            value.set(java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED, 0, h.operand2());
+            value.set(ValueLayout.JAVA_LONG_UNALIGNED, 0, h.operand2());
             try {
                 Sgl.scatter(value, 0, 8, w.numSge, w.sgeSegment, w.sgeOffset, w.sgeLength, 0);
             } catch (IllegalStateException | IndexOutOfBoundsException e) {

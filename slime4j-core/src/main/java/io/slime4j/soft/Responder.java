@@ -589,15 +589,13 @@ final class Responder {
     }
 
     private void nak(int psn, int syndrome) {
-        if (syndrome != RNR) {
-            errorNakValid = true;
-            errorNakPsn = psn;
-            errorNakSyndrome = syndrome;
-        }
         if (syndrome == RNR) {
             qp.countersSet().increment(Counter.RNR_NAKS_SENT);
             sendAck(SYNDROME_RNR_NAK, psn);
         } else {
+            errorNakValid = true;
+            errorNakPsn = psn;
+            errorNakSyndrome = syndrome;
             qp.countersSet().increment(Counter.NAKS_SENT);
             sendAck(syndrome, psn);
         }

@@ -350,15 +350,7 @@ final class NativeUdpSocket extends UdpSocket {
         } finally {
             release();
         }
-        if (n < 0) {
-            int errno = Libc.errno();
-            if (errno == Libc.EAGAIN || errno == Libc.EINTR) {
-                return null;
-            }
-            throw failure("recvfrom", errno);
-        }
-        receivedLength = (int) Math.min(n, Integer.MAX_VALUE);
-        return source();
+        return received(n, "recvfrom");
     }
 
     @Override
