@@ -40,10 +40,8 @@ final class Transport {
     final VerbsDevice[] devices;
     final ProtectionDomain[] pds;
     final CompletionQueue[] cqs;
-    /** Rail 0's device, domain and completion queue. */
+    /** Rail 0's device. */
     final VerbsDevice device;
-    final ProtectionDomain pd;
-    final CompletionQueue cq;
     /** The rail of each lane. */
     final int[] laneRail;
     final QueuePair[] io;
@@ -122,8 +120,6 @@ final class Transport {
             }
         }
         this.device = devices[0];
-        this.pd = pds[0];
-        this.cq = cqs[0];
     }
 
     private RecvWindow window(RecvWindow w, int rail) {
