@@ -87,7 +87,7 @@ public final class Bootstrap {
             server.bind(new InetSocketAddress(address, port), 4);
             return new Listener(server);
         } catch (BindException e) {
-            close(server);
+            Transport.closeQuietly(server);
             String text = String.valueOf(e.getMessage());
             if (text.contains("in use")) {
                 throw new BootstrapException(BootstrapException.Reason.PORT_IN_USE, "port " + port + " on "
@@ -96,7 +96,7 @@ public final class Bootstrap {
             throw new BootstrapException(BootstrapException.Reason.IO, "cannot listen on " + bindAddress + ":" + port
                     + " (" + text + "; is it an address of this host?)", e);
         } catch (IOException e) {
-            close(server);
+            Transport.closeQuietly(server);
             throw new BootstrapException(BootstrapException.Reason.IO, "cannot listen on " + bindAddress + ":" + port
                     + ": " + e.getMessage(), e);
         }
@@ -128,7 +128,7 @@ public final class Bootstrap {
                 socket.connect(target, (int) Math.max(1, Math.min(left, 2_000)));
                 return new Channel(socket);
             } catch (IOException e) {
-                close(socket);
+                Transport.closeQuietly(socket);
                 if (!(e instanceof SocketTimeoutException) || last.equals("no attempt")) {
                     last = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
                 }
@@ -149,16 +149,6 @@ public final class Bootstrap {
 
     private static String seconds(Duration d) {
         return d.toMillis() % 1000 == 0 ? d.toSeconds() + " s" : d.toMillis() + " ms";
-    }
-
-    private static void close(AutoCloseable c) {
-        if (c != null) {
-            try {
-                c.close();
-            } catch (Exception ignored) {
-                // closing after a failure; the failure is what gets reported
-            }
-        }
     }
 
     /**
@@ -313,7 +303,7 @@ public final class Bootstrap {
         /** Stops listening; a channel already accepted stays open. */
         @Override
         public void close() {
-            Bootstrap.close(server);
+            Transport.closeQuietly(server);
         }
     }
 
@@ -487,7 +477,7 @@ public final class Bootstrap {
         /** Closes the connection. */
         @Override
         public void close() {
-            Bootstrap.close(socket);
+            Transport.closeQuietly(socket);
         }
     }
 }

@@ -53,7 +53,6 @@ final class Dispatcher implements Runnable {
     private final WorkCompletion[] batch = WorkCompletion.array(BATCH);
     private final Thread thread;
     private final long pollNanos;
-    private final int rail;
     private final CompletionQueue cq;
     /** Held while polling and handling a batch, by the dispatch thread or a helper. */
     private final ReentrantLock drain = new ReentrantLock();
@@ -63,7 +62,6 @@ final class Dispatcher implements Runnable {
     private volatile boolean running = true;
 
     Dispatcher(EndpointCore core, IoPath io, MessagePath messages, ImmRecvPath imm, int rail) {
-        this.rail = rail;
         this.cq = core.transport.cqs[rail];
         this.core = core;
         this.io = io;
@@ -76,10 +74,6 @@ final class Dispatcher implements Runnable {
 
     void start() {
         thread.start();
-    }
-
-    boolean isDispatchThread() {
-        return Thread.currentThread() == thread;
     }
 
     /** Whether the current thread is handling completions of this rail (the dispatch thread or a helper). */

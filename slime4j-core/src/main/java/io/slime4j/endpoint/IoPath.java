@@ -182,8 +182,7 @@ final class IoPath {
             if (f.sqCreditHeld) {
                 sendQueues[f.qp].releaseCredit();
             }
-            imm.returnPeerCredit();
-            core.releaser.countDown(pool, slot, 1);
+            dropImm(slot);
             return;
         }
         int q = f.qp;
@@ -198,8 +197,7 @@ final class IoPath {
                 core.transport.sqCredits[q].release();
                 op.fail(WcStatus.RETRY_EXC_ERR, core.name + ": lane " + q + " of the immediate of op " + op.seq
                         + " failed and no live lane had a send-queue credit free");
-                imm.returnPeerCredit();
-                core.releaser.countDown(pool, slot, 1);
+                dropImm(slot);
                 return;
             }
             core.transport.sqCredits[q].release();
@@ -214,10 +212,15 @@ final class IoPath {
             sendQueues[q].post(wr, slot.index, f.sub, true, false);
         } catch (RuntimeException e) {
             sendQueues[q].releaseCredit();
-            imm.returnPeerCredit(); // the immediate never left
             op.fail(WcStatus.GENERAL_ERR, core.name + ": posting the immediate of op " + op.seq + " failed: " + e.getMessage());
-            core.releaser.countDown(pool, slot, 1);
+            dropImm(slot);
         }
+    }
+
+    /** The fenced immediate will not leave: gives back its peer credit and counts its slot position down. */
+    private void dropImm(Slot slot) {
+        imm.returnPeerCredit();
+        core.releaser.countDown(pool, slot, 1);
     }
 
     /**

@@ -13,7 +13,7 @@ import java.util.function.BooleanSupplier;
  * queue pair's send-queue credits.
  *
  * <p><b>Policy.</b> A request is signaled when it is the last one an op posts on this queue pair, or
- * when {@link #every()} − 1 unsignaled requests precede it here, or — the pool running dry — when
+ * when {@code every} − 1 unsignaled requests precede it here, or — the pool running dry — when
  * it is the last request of its slot on this queue pair while no io slot is free (the op will
  * probably wait for one of its own slots next, so each must be able to complete on its own). So no more than {@code every − 1}
  * unsignaled requests ever follow the newest signaled one, and {@code every} is at most half the
@@ -115,10 +115,6 @@ final class IoSendQueue {
             seen[qpOfRequest[r]] = r;
         }
         return next;
-    }
-
-    int every() {
-        return every;
     }
 
     /**
@@ -237,10 +233,5 @@ final class IoSendQueue {
         credits.release(n);
         coverIfWanted();
         return n;
-    }
-
-    /** Requests recorded and not yet retired. */
-    synchronized int outstanding() {
-        return (int) (tail - head);
     }
 }

@@ -35,6 +35,12 @@ final class MessagePath {
     private final ReentrantLock lock = new ReentrantLock();
     private final ArrayDeque<Slot> waitingSends = new ArrayDeque<>();
     private final ArrayDeque<Wire32.Meta> metas = new ArrayDeque<>();
+    /**
+     * The work request of each send and recv slot's one post, refilled per lease (posting copies
+     * it, and a slot has one leaseholder), so a message allocates none.
+     */
+    private final WorkRequest[] sendWrs;
+    private final WorkRequest[] recvWrs;
 
     MessagePath(EndpointCore core, ImmRecvPath imm) {
         this.core = core;
@@ -42,6 +48,12 @@ final class MessagePath {
         int n = core.config.messageSlots();
         this.sendPool = new SlotPool(core.name + " send", n, 1, 0);
         this.recvPool = new SlotPool(core.name + " recv", n, 1, Transport.recvMetaBase());
+        this.sendWrs = new WorkRequest[n];
+        this.recvWrs = new WorkRequest[n];
+        for (int i = 0; i < n; i++) {
+            sendWrs[i] = new WorkRequest();
+            recvWrs[i] = new WorkRequest();
+        }
     }
 
     SlotPool sendPool() {
@@ -95,7 +107,7 @@ final class MessagePath {
         Wire32.writeMeta(control.segment().asSlice(slot.metaOffset, Wire32.META_BYTES),
                 new Wire32.Meta(Wire32.token(slot.index, op.seq), mr.address() + offset, mr.remoteKey(), length));
         core.router.select(QpOpType.CONTROL, op.seq); // the meta queue pair: lane 0 (Router counts other answers)
-        WorkRequest wr = new WorkRequest().wrId(WrIds.encode(WrIds.META_SEND, 0, slot.index, 0, op.seq))
+        WorkRequest wr = recvWrs[slot.index].clear().wrId(WrIds.encode(WrIds.META_SEND, 0, slot.index, 0, op.seq))
                 .opcode(Opcode.SEND_WITH_IMM).immediate(Wire32.metaImm(Wire32.META_TYPE, 0))
                 .sge(control, slot.metaOffset, Wire32.META_BYTES);
         RuntimeException refused = null;
@@ -141,7 +153,8 @@ final class MessagePath {
             code = Wire32.CODE_DATA;
         }
         core.router.select(QpOpType.RENDEZVOUS_DATA, op == null ? 0 : op.seq); // the data queue pair: lane 0
-        WorkRequest wr = new WorkRequest().wrId(WrIds.encode(WrIds.MSG_DATA, 0, slot.index, 0, op == null ? 0 : op.seq))
+        WorkRequest wr = sendWrs[slot.index].clear().wrId(WrIds.encode(WrIds.MSG_DATA, 0, slot.index, 0,
+                op == null ? 0 : op.seq))
                 .opcode(Opcode.RDMA_WRITE_WITH_IMM).immediate(Wire32.withCode(meta.token(), code))
                 .remote(meta.address(), meta.remoteKey());
         if (code == Wire32.CODE_DATA && slot.length > 0) {

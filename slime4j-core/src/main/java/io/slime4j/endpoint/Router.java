@@ -69,7 +69,7 @@ final class Router {
             throw new EndpointException("endpoint " + endpoint + ": QP selector " + selector + " chose lane " + lane
                     + " for " + type + "; lanes are 0.." + (qps - 1));
         }
-        if (deadCount > 0 && dead.get(lane) != 0) {
+        if (isDead(lane)) {
             rerouted.increment();
             lane = liveAfter(lane);
         }

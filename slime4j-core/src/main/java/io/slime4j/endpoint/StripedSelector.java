@@ -34,10 +34,6 @@ final class StripedSelector implements QpSelector {
         return Math.max(stripe, minStripeBytes);
     }
 
-    RoundRobinSelector lanes() {
-        return lanes;
-    }
-
     @Override
     public void close() {
         lanes.close();

@@ -40,10 +40,8 @@ final class Transport {
     final VerbsDevice[] devices;
     final ProtectionDomain[] pds;
     final CompletionQueue[] cqs;
-    /** Rail 0's device, domain and completion queue. */
+    /** Rail 0's device. */
     final VerbsDevice device;
-    final ProtectionDomain pd;
-    final CompletionQueue cq;
     /** The rail of each lane. */
     final int[] laneRail;
     final QueuePair[] io;
@@ -56,7 +54,6 @@ final class Transport {
     final RecvWindow[] immWindows;
     private final Arena arena = Arena.ofShared();
     private final List<RecvWindow> windows = new ArrayList<>();
-    private final List<Integer> windowRails = new ArrayList<>();
     /** Lanes taken out of rotation: their windows no longer count as missing. */
     private volatile IntPredicate deadLane = q -> false;
     /** The rail whose dispatch thread is calling, or -1. */
@@ -84,9 +81,9 @@ final class Transport {
                         Math.max(1, lanesOn[r]), c.sendQueueDepth(), c.immWindow(), r == 0 ? c.messageSlots() : 0));
                 made.add(cqs[r]);
             }
+            QpConfig ioConfig = c.qpTemplate().toBuilder().signalAll(false) // IoSendQueue signals selectively
+                    .sendQueueDepth(c.sendQueueDepth()).recvQueueDepth(c.immWindow() + RQ_SLACK).build();
             QpConfig.Builder base = c.qpTemplate().toBuilder().signalAll(true);
-            QpConfig ioConfig = base.sendQueueDepth(c.sendQueueDepth()).recvQueueDepth(c.immWindow() + RQ_SLACK).build();
-            ioConfig = ioConfig.toBuilder().signalAll(false).build(); // IoSendQueue signals selectively
             io = new QueuePair[c.qps()];
             sqCredits = new Semaphore[c.qps()];
             for (int i = 0; i < io.length; i++) {
@@ -105,12 +102,11 @@ final class Transport {
             control = pds[0].register(arena.allocate(metaBytes, 64), AccessFlags.LOCAL_WRITE);
             made.add(control);
             metaWindow = window(new RecvWindow(RecvWindow.Kind.META, 0, meta, metaDepth, control,
-                    (long) c.messageSlots() * Wire32.META_BYTES), 0);
-            dataWindow = window(new RecvWindow(RecvWindow.Kind.DATA, 0, data, c.messageSlots(), null, 0), 0);
+                    (long) c.messageSlots() * Wire32.META_BYTES));
+            dataWindow = window(new RecvWindow(RecvWindow.Kind.DATA, 0, data, c.messageSlots(), null, 0));
             immWindows = new RecvWindow[c.qps()];
             for (int i = 0; i < io.length; i++) {
-                immWindows[i] = window(new RecvWindow(RecvWindow.Kind.IMM, i, io[i], c.immWindow(), null, 0),
-                        laneRail[i]);
+                immWindows[i] = window(new RecvWindow(RecvWindow.Kind.IMM, i, io[i], c.immWindow(), null, 0));
             }
             ok = true;
         } finally {
@@ -122,14 +118,16 @@ final class Transport {
             }
         }
         this.device = devices[0];
-        this.pd = pds[0];
-        this.cq = cqs[0];
     }
 
-    private RecvWindow window(RecvWindow w, int rail) {
+    private RecvWindow window(RecvWindow w) {
         windows.add(w);
-        windowRails.add(rail);
         return w;
+    }
+
+    /** The rail of window {@code w}: its lane's for an imm window, rail 0 for the message windows. */
+    private int railOf(RecvWindow w) {
+        return w.kind == RecvWindow.Kind.IMM ? laneRail[w.qpIndex] : 0;
     }
 
     int rails() {
@@ -202,7 +200,7 @@ final class Transport {
         IntPredicate dead = deadLane;
         for (int i = 0; i < windows.size(); i++) {
             RecvWindow w = windows.get(i);
-            if ((rail < 0 || windowRails.get(i) == rail) && !(w.kind == RecvWindow.Kind.IMM && dead.test(w.qpIndex))) {
+            if ((rail < 0 || railOf(w) == rail) && !(w.kind == RecvWindow.Kind.IMM && dead.test(w.qpIndex))) {
                 missing += w.size - w.posted();
             }
         }
