@@ -94,6 +94,16 @@ public final class RoutingBench {
                 System.out.println(row);
             }
         }
+        System.out.println("every round, in the order run (MB/s):");
+        for (int i = 0; i < s.sizes.length; i++) {
+            for (int c = 0; c < configs.size(); c++) {
+                StringBuilder row = new StringBuilder(String.format("  %-8s %-16s", Options.format(s.sizes[i]), columns.get(c)));
+                for (double v : figures[c][i]) {
+                    row.append(String.format(" %7.0f", v));
+                }
+                System.out.println(row);
+            }
+        }
     }
 
     private static EndpointConfig config(int qps, String selector, int mtu) {

@@ -45,7 +45,8 @@ final class IoPath {
 
     TransferFuture submit(OpKind kind, List<Assignment> batch, int immediate) {
         core.checkUsable();
-        IoPlan plan = IoPlan.of(kind, batch, core.regions, core.router, core.transport, core.config.maxRequestBytes());
+        IoPlan plan = IoPlan.of(kind, batch, core.regions, core.router, core.transport, core.config.maxRequestBytes(),
+                core.config.qpTemplate().mtu());
         boolean withImm = kind == OpKind.WRITE_WITH_IMM;
         if (withImm) {
             imm.acquirePeerCredit();

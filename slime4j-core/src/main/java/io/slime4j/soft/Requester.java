@@ -22,7 +22,8 @@ final class Requester {
     /** Congestion window floor: random (non-congestive) loss must not starve a queue pair. */
     private static final int MIN_CWND = 16;
     private static final long MIN_REORDER_WINDOW_NANOS = 50_000;
-    private static final long INITIAL_PEER_WINDOW_BYTES = 256 * 1024;
+    /** What a requester assumes of the peer's receive window until the first explicit ACK says. */
+    static final long INITIAL_PEER_WINDOW_BYTES = 256 * 1024;
 
     private final SoftQueuePair qp;
     private final SoftDevice device;

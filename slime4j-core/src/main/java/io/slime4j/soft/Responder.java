@@ -73,6 +73,12 @@ final class Responder {
     private int placedMsgLength;
     private int predictedPayloadLength;
     private int packetsSinceAck;
+    /**
+     * Packets after which an ACK goes at once: {@code ackEvery}, or fewer when half the window this
+     * side advertised is smaller, because a sender that honours the window stalls when it is full.
+     */
+    private int ackAfter;
+    private final int packetBytes;
     /** While holes exist: when to repeat the last ACK (its SACK may have been lost), and the backoff. */
     private long sackRefreshAt;
     private long sackRefreshNanos;
@@ -96,6 +102,12 @@ final class Responder {
         ackDelayNanos = device.softConfig().ackDelay().toNanos();
         sackRefreshNanos = 4 * ackDelayNanos;
         ackEvery = device.softConfig().ackEvery();
+        packetBytes = qp.config().mtu() + HEADER_LENGTH;
+        ackAfter = ackThreshold(Requester.INITIAL_PEER_WINDOW_BYTES);
+    }
+
+    private int ackThreshold(long advertisedWindowBytes) {
+        return (int) Math.max(1, Math.min(ackEvery, advertisedWindowBytes / 2 / packetBytes));
     }
 
     /** Sets the first PSN expected from the peer (at RTR). */
@@ -187,7 +199,7 @@ final class Responder {
             ackPending = true;
             ackDeadline = now + ackDelayNanos;
         }
-        if (++packetsSinceAck >= ackEvery) {
+        if (++packetsSinceAck >= ackAfter) {
             ackNow = true;
         }
     }
@@ -602,9 +614,11 @@ final class Responder {
     }
 
     private void sendAck(int syndrome, int psn) {
+        long window = device.receiveWindowBytes(packetBytes);
+        ackAfter = ackThreshold(window);
         HeaderFlyweight h = device.txHeader();
         h.start(TYPE_ACK, droppedOutOfOrder ? F_GO_BACK : 0, qp.peerQpn(), qp.peerToken(), psn)
-                .ackPsn(ePsn).address(0).rkey(device.receiveWindowBytes()).immediate(0).operand1(0).operand2(syndrome);
+                .ackPsn(ePsn).address(0).rkey(window).immediate(0).operand1(0).operand2(syndrome);
         int bits = syndrome == SYNDROME_ACK ? writeSackBitmap(h) : 0;
         h.length(bits);
         device.transmit(qp, HEADER_LENGTH + sackBytes(bits), true);

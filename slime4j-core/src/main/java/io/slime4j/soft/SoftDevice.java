@@ -288,14 +288,24 @@ public final class SoftDevice implements VerbsDevice {
     }
 
     /**
-     * The receive window this device advertises to each peer, in bytes: its port's receive buffer
-     * shared among its queue pairs, so that all peers together cannot overrun it.
+     * The receive window this device advertises to each peer, in bytes of packets of
+     * {@code packetBytes} (header included; a sender counts every packet in flight as that much):
+     * its port's receive buffer, shared among its queue pairs so that all peers together cannot
+     * overrun it. The buffer holds at most half its reported size in payload (kernels report
+     * twice what was asked for), and fewer small datagrams than that: the kernel charges each
+     * datagram its true size, which below 16 KiB is a power-of-two allocation, about twice the
+     * datagram (a 4 KiB packet costs about 8.3 KiB on Linux).
      */
-    long receiveWindowBytes() {
-        // half: kernels report twice the usable size, and each datagram costs more than its payload
-        long buffer = port.receiveBufferSize() / 2;
+    long receiveWindowBytes(int packetBytes) {
+        long buffer = port.receiveBufferSize();
+        long packets = Math.min(buffer / 2 / packetBytes, buffer / datagramCost(packetBytes));
         int n = Math.max(1, queuePairs.length);
-        return Math.max(2L * port.maxPacketSize(), buffer / n);
+        return Math.max(2, packets / n) * packetBytes;
+    }
+
+    /** What a receive buffer is charged for a datagram of {@code bytes}, at most (Linux, measured on loopback). */
+    static long datagramCost(int bytes) {
+        return bytes < 16_384 ? Long.highestOneBit((bytes + 384) * 2L - 1) + 1024 : bytes + bytes / 16 + 1024;
     }
 
     /** Sends the packet built in the transmit buffer to {@code qp}'s peer. */

@@ -178,6 +178,27 @@ class RoutingTest {
         }
     }
 
+    @Test
+    void stripesAreCutOnPacketBoundariesSoStripingAddsNoPackets() throws Exception {
+        // 1 MiB over 3 lanes at a 4 KiB MTU: ceil(1 MiB / 3) is 85.3 packets; cut there, each stripe
+        // would end in a partial packet (258 in all); rounded up to 86 packets, the last stripe is 84
+        QpConfig mtu4k = QpConfig.builder().mtu(4096).build();
+        try (RailPair p = RailPair.inproc(1, config(3).selector("striped").qpTemplate(mtu4k).build(), 2 << 20)) {
+            Patterns.fill(p.kvA, 0, 1 << 20, 17);
+            success(p.a.write("kv", 0, "kv", 0, 1 << 20), WAIT);
+            assertThat(Patterns.mismatch(p.kvB, 0, 1 << 20, 17)).isEqualTo(-1);
+            long packets = 0;
+            long[] perLane = new long[3];
+            for (int i = 0; i < 3; i++) {
+                perLane[i] = p.a.transport().io[i].counters().get(Counter.PACKETS_SENT);
+                packets += perLane[i];
+            }
+            assertThat(packets).as("packets of the striped write, as on one lane").isEqualTo((1 << 20) / 4096);
+            assertThat(perLane).as("stripes of 86, 86 and 84 packets").containsExactlyInAnyOrder(86L, 86L, 84L);
+            p.assertClean();
+        }
+    }
+
     private static int exactStripes(RailPair p) {
         int n = 0;
         for (int s = 0; s < 4; s++) {

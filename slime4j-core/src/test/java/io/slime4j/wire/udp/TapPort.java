@@ -75,6 +75,11 @@ final class TapPort implements WirePort {
     }
 
     @Override
+    public int receiveBufferSize() {
+        return port.receiveBufferSize();
+    }
+
+    @Override
     public boolean send(WireAddress to, MemorySegment packet, int length, boolean priority) {
         if (length > TYPE_OFFSET) {
             int type = packet.get(ValueLayout.JAVA_BYTE, TYPE_OFFSET) & 0xFF;

@@ -44,12 +44,17 @@ final class UdpDevicePair implements AutoCloseable {
 
     /** Devices a and b on wires of their own settings ({@code udpB} null: b shares a's wire). */
     UdpDevicePair(UdpConfig udpA, UdpConfig udpB, QpConfig qp) {
+        this(udpA, udpB, SoftConfig.builder(), qp);
+    }
+
+    /** As above, both devices with {@code soft}'s settings (their names set here). */
+    UdpDevicePair(UdpConfig udpA, UdpConfig udpB, SoftConfig.Builder soft, QpConfig qp) {
         wire = new UdpWire(udpA);
         wireB = udpB == null ? wire : new UdpWire(udpB);
         tapA = new TapPort(wire.bind("udp:127.0.0.1:0"));
         tapB = new TapPort(wireB.bind("udp:127.0.0.1:0"));
-        a = SoftDevice.open(tapA, SoftConfig.builder().name("udp-a").build());
-        b = SoftDevice.open(tapB, SoftConfig.builder().name("udp-b").build());
+        a = SoftDevice.open(tapA, soft.name("udp-a").build());
+        b = SoftDevice.open(tapB, soft.name("udp-b").build());
         pdA = a.allocateProtectionDomain();
         pdB = b.allocateProtectionDomain();
         cqA = a.createCompletionQueue(4096);

@@ -1,0 +1,48 @@
+package io.slime4j.wire.udp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.slime4j.soft.SoftConfig;
+import io.slime4j.verbs.Counter;
+import io.slime4j.verbs.MemoryRegion;
+import io.slime4j.verbs.QpConfig;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A receiver whose advertised window is smaller than {@code ackEvery} packets acknowledges once
+ * half of that window has arrived, so a sender that honours the window never waits out the ACK
+ * delay with its window full.
+ */
+@Timeout(60)
+class WindowAckTest {
+    private static final long MIB = 1 << 20;
+
+    @Test
+    void aWindowLimitedSenderIsAcknowledgedEveryHalfWindowNotAfterTheAckDelay() throws Exception {
+        // a 512 KiB socket buffer: b advertises a window of 113 packets of 4 KiB, so an ACK is due
+        // after 56 of them, fewer than ackEvery = 200; the ACK delay is 2 s, so a receiver that
+        // waited for 200 packets or the delay would hold every window for 2 s (over 30 s in all)
+        UdpConfig udp = UdpConfig.builder().receiveBufferSize(512 << 10).build();
+        SoftConfig.Builder soft = SoftConfig.builder().ackDelay(Duration.ofSeconds(2)).ackEvery(200);
+        QpConfig qp = QpConfig.builder().mtu(4096).ackTimeout(Duration.ofSeconds(10)).build();
+        try (UdpDevicePair p = new UdpDevicePair(udp, null, soft, qp)) {
+            long total = 8 * MIB; // 2048 packets: 18 windows
+            MemoryRegion src = p.region(p.pdA, total);
+            MemoryRegion dst = p.region(p.pdB, total);
+            UdpDevicePair.fill(src.segment(), 3);
+
+            long start = System.nanoTime();
+            p.writeAll(src, dst, MIB, 30);
+            Duration took = Duration.ofNanos(System.nanoTime() - start);
+
+            assertThat(dst.segment().mismatch(src.segment())).as("first differing byte").isEqualTo(-1);
+            long acks = p.b.counters().get(Counter.ACKS_SENT);
+            assertThat(acks).as("ACKs from b for 2048 packets (one per window at least)").isGreaterThanOrEqualTo(2048 / 113);
+            assertThat(took).as("time of 18 windows, each of which would wait 2 s for a delayed ACK")
+                    .isLessThan(Duration.ofSeconds(20));
+            assertThat(p.a.counters().get(Counter.TIMEOUTS)).isZero();
+        }
+    }
+}
