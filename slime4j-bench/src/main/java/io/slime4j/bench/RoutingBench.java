@@ -5,6 +5,7 @@ import io.slime4j.endpoint.EndpointInfo;
 import io.slime4j.endpoint.RdmaEndpoint;
 import io.slime4j.endpoint.TransferFuture;
 import io.slime4j.endpoint.TransferStatus;
+import io.slime4j.soft.ProgressGroup;
 import io.slime4j.soft.SoftConfig;
 import io.slime4j.soft.SoftDevice;
 import io.slime4j.verbs.QpConfig;
@@ -23,13 +24,14 @@ import java.util.List;
 /**
  * Multi-QP routing between two processes on loopback: {@link RdmaEndpoint#write} throughput over
  * the UDP wire for each message size with 1, 2 and 4 QPs (lanes), on one rail and on two rails (two
- * UDP sockets, two progress agents per side), side by side in one run. Every configuration gets a
- * fresh child process (the target endpoint) and fresh endpoints; the figure is the best of the
- * rounds after a warm-up.
+ * UDP sockets per side, driven by one shared progress thread per side, or with {@code --agents own}
+ * by one thread per rail), side by side in one run. The configurations alternate round by round,
+ * each round in fresh processes; it prints the best, median and lowest figure per configuration,
+ * then every round's.
  *
  * <pre>
  * java -cp ... io.slime4j.bench.RoutingBench [--sizes 1M,16M] [--bytes 256M] [--depth 8] [--qps 1,2,4]
- *      [--rails 1,2] [--selector striped] [--mtu 60K] [--rounds 3]
+ *      [--rails 1,2] [--selector striped] [--mtu 60K] [--rounds 3] [--agents shared|own]
  * </pre>
  */
 public final class RoutingBench {
@@ -39,7 +41,7 @@ public final class RoutingBench {
         if (args.length > 0 && args[0].equals("--serve")) {
             serve(new Handshake(new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)), System.out),
                     Integer.parseInt(args[1]), Integer.parseInt(args[2]), Long.parseLong(args[3]),
-                    Integer.parseInt(args[4]), args[5]);
+                    Integer.parseInt(args[4]), args[5], args[6]);
             return;
         }
         Settings s;
@@ -51,9 +53,10 @@ public final class RoutingBench {
             return;
         }
         System.out.printf("RoutingBench: %s written per size and configuration, %d writes outstanding, selector %s,"
-                        + " mtu %d, %d rounds (configurations alternating, fresh processes each); two processes on"
-                        + " loopback (UDP)%n",
-                Options.format(s.bytes), s.depth, s.selector, s.mtu, s.rounds);
+                        + " mtu %d, %d rounds (configurations alternating, fresh processes each), progress agents: %s;"
+                        + " two processes on loopback (UDP)%n",
+                Options.format(s.bytes), s.depth, s.selector, s.mtu, s.rounds,
+                s.agents.equals("shared") ? "one per process, shared by its rails" : "one per rail");
         Settings warm = Settings.parse(args); // one unmeasured pass so the first column does not pay for the JIT
         warm.bytes = Math.min(s.bytes, 64L << 20);
         warm.rounds = 1;
@@ -112,10 +115,14 @@ public final class RoutingBench {
                 .qpTemplate(QpConfig.builder().mtu(mtu).build()).build();
     }
 
-    private static List<VerbsDevice> rails(UdpWire wire, int rails, String name) {
+    /** The rails of one side: devices on loopback sockets, sharing one progress thread or each with its own. */
+    private static List<VerbsDevice> rails(UdpWire wire, int rails, String name, String agents) {
+        ProgressGroup group = agents.equals("shared") ? ProgressGroup.create(name) : null;
         List<VerbsDevice> out = new ArrayList<>();
         for (int r = 0; r < rails; r++) {
-            out.add(SoftDevice.open(wire, "udp:127.0.0.1:0", SoftConfig.builder().name(name + "-rail" + r).build()));
+            SoftConfig c = SoftConfig.builder().name(name + "-rail" + r).build();
+            out.add(group == null ? SoftDevice.open(wire, "udp:127.0.0.1:0", c)
+                    : SoftDevice.open(wire, "udp:127.0.0.1:0", c, group));
         }
         return out;
     }
@@ -125,10 +132,10 @@ public final class RoutingBench {
         long region = (long) s.maxSize() * s.depth;
         List<VerbsDevice> devices = List.of();
         try (ChildProcess child = new ChildProcess(RoutingBench.class, "--serve", Integer.toString(qps),
-                     Integer.toString(rails), Long.toString(region), Integer.toString(s.mtu), s.selector);
+                     Integer.toString(rails), Long.toString(region), Integer.toString(s.mtu), s.selector, s.agents);
              UdpWire wire = new UdpWire();
              Arena arena = Arena.ofShared()) {
-            devices = rails(wire, rails, "bench");
+            devices = rails(wire, rails, "bench", s.agents);
             try (RdmaEndpoint ep = RdmaEndpoint.open(devices, config(qps, s.selector, s.mtu))) {
                 ep.register("src", arena.allocate(region, 4096));
                 child.handshake.send("INFO " + ep.info().toJson());
@@ -188,10 +195,11 @@ public final class RoutingBench {
         }
     }
 
-    private static void serve(Handshake h, int qps, int rails, long region, int mtu, String selector) throws Exception {
+    private static void serve(Handshake h, int qps, int rails, long region, int mtu, String selector, String agents)
+            throws Exception {
         List<VerbsDevice> devices = List.of();
         try (UdpWire wire = new UdpWire(); Arena arena = Arena.ofShared()) {
-            devices = rails(wire, rails, "bench-peer");
+            devices = rails(wire, rails, "bench-peer", agents);
             try (RdmaEndpoint ep = RdmaEndpoint.open(devices, config(qps, selector, mtu))) {
                 ep.register("dst", arena.allocate(region, 4096));
                 EndpointInfo peer = EndpointInfo.fromJson(h.expect("INFO"));
@@ -217,6 +225,7 @@ public final class RoutingBench {
         String selector = "striped";
         int mtu = 60 << 10;
         int rounds = 3;
+        String agents = "shared";
 
         static Settings parse(String[] args) {
             Settings s = new Settings();
@@ -235,6 +244,12 @@ public final class RoutingBench {
                         case "--selector" -> s.selector = v;
                         case "--mtu" -> s.mtu = (int) Options.size(v);
                         case "--rounds" -> s.rounds = Integer.parseInt(v);
+                        case "--agents" -> {
+                            if (!v.equals("shared") && !v.equals("own")) {
+                                throw new IllegalArgumentException("--agents must be shared or own, was '" + v + "'");
+                            }
+                            s.agents = v;
+                        }
                         default -> throw new IllegalArgumentException("unknown option " + args[i]);
                     }
                 } catch (NumberFormatException e) {

@@ -1,30 +1,40 @@
 package io.slime4j.soft;
 
 import io.slime4j.verbs.Counter;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.util.concurrent.locks.LockSupport;
-
 /**
- * The one thread that drives a device: calls {@link SoftDevice#doWork(long)} in a loop and, when a
- * cycle did no work, idles by spinning, then yielding, then parking for up to
- * {@link SoftConfig#maxIdlePark()} (or only spins, when {@link SoftConfig#busySpin()}). Posting
- * threads and the wire wake it with {@link #wakeup()}; a wake-up that races with the agent going to
- * park is never lost (the agent re-checks a pending flag after announcing that it parks). Catches
- * and counts every exception of a cycle; an {@link Error} stops it.
+ * The thread that drives one or more devices: calls {@link SoftDevice#doWork(long)} of each in a
+ * loop and, when a cycle did no work, idles by spinning, then yielding, then parking for up to
+ * {@code maxIdlePark} (or only spins, when {@code busySpin}). Posting threads and the wire wake it
+ * with {@link #wakeup()}; a wake-up that races with the agent going to park is never lost (the agent
+ * re-checks a pending flag after announcing that it parks). Catches and counts every exception of a
+ * device's cycle on that device; an {@link Error} stops it and fails every device it drives.
+ *
+ * <p>A device has an agent of its own, or shares one through a {@link ProgressGroup}. The thread
+ * starts when the first device attaches and stops when the last one detaches; a later attach
+ * starts a new one.
  */
 final class ProgressAgent implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(ProgressAgent.class);
     private static final int SPINS = 200;
     private static final int YIELDS = 20;
     private static final long MIN_PARK_NANOS = 1_000;
+    private static final long DETACH_POLL_NANOS = 10_000;
+    private static final long STOP_WAIT_MILLIS = 5_000;
 
-    private final SoftDevice device;
+    private final String name;
     private final boolean busySpin;
     private final long maxParkNanos;
-    private final Thread thread;
-    private volatile boolean running = true;
+    /** The devices driven, replaced whole under {@code this} (read by the agent every cycle). */
+    private volatile SoftDevice[] devices = new SoftDevice[0];
+    private volatile Thread thread;
+    private volatile boolean running;
     private volatile boolean parked;
     /** Set by {@link #wakeup()}, cleared by the agent before each cycle: a Dekker pair with {@link #parked}. */
     private volatile boolean wakePending;
@@ -32,24 +42,100 @@ final class ProgressAgent implements Runnable {
     private int idleCount;
     private long parkNanos = MIN_PARK_NANOS;
 
-    ProgressAgent(SoftDevice device, SoftConfig config) {
-        this.device = device;
-        this.busySpin = config.busySpin();
-        this.maxParkNanos = config.maxIdlePark().toNanos();
-        this.thread = Thread.ofPlatform().daemon(true).name("slime4j-agent-" + device.name()).unstarted(this);
+    ProgressAgent(String name, boolean busySpin, Duration maxIdlePark) {
+        this.name = name;
+        this.busySpin = busySpin;
+        this.maxParkNanos = maxIdlePark.toNanos();
     }
 
-    void start() {
-        thread.start();
+    String name() {
+        return name;
+    }
+
+    /** Adds {@code device} to the devices driven, starting the thread if none runs. */
+    synchronized void attach(SoftDevice device) {
+        Thread t = thread;
+        if (t != null && t.isAlive() && !running) { // the last device just left: let that thread end
+            try {
+                t.join(STOP_WAIT_MILLIS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            if (t.isAlive()) {
+                throw new IllegalStateException("progress agent " + name + " did not stop within "
+                        + STOP_WAIT_MILLIS + " ms; cannot attach " + device.name());
+            }
+        }
+        SoftDevice[] now = devices;
+        SoftDevice[] next = Arrays.copyOf(now, now.length + 1);
+        next[now.length] = device;
+        devices = next;
+        if (t != null && t.isAlive()) {
+            wakeup();
+            return;
+        }
+        running = true;
+        t = Thread.ofPlatform().daemon(true).name("slime4j-agent-" + name).unstarted(this);
+        thread = t;
+        t.start();
+    }
+
+    /**
+     * Stops driving {@code device}: returns once no cycle of the agent can still be inside it (the
+     * thread stopped, or two cycles ended since), or after {@code timeoutMillis}. Returns whether
+     * that point was reached; on the agent thread itself it is at once.
+     */
+    boolean detach(SoftDevice device, long timeoutMillis) throws InterruptedException {
+        boolean last;
+        synchronized (this) {
+            SoftDevice[] now = devices;
+            int n = 0;
+            SoftDevice[] next = new SoftDevice[now.length];
+            for (SoftDevice d : now) {
+                if (d != device) {
+                    next[n++] = d;
+                }
+            }
+            devices = Arrays.copyOf(next, n);
+            last = n == 0;
+            if (last) {
+                running = false;
+            }
+        }
+        Thread t = thread;
+        if (t == null || Thread.currentThread() == t) {
+            return true;
+        }
+        if (last) {
+            LockSupport.unpark(t);
+            t.join(timeoutMillis);
+            return !t.isAlive();
+        }
+        return awaitCycles(2, TimeUnit.MILLISECONDS.toNanos(timeoutMillis));
+    }
+
+    /** Waits until {@code n} more cycles have ended, the thread stopped, or {@code timeoutNanos} passed. */
+    boolean awaitCycles(int n, long timeoutNanos) {
+        long target = cycles + n;
+        long deadline = System.nanoTime() + timeoutNanos;
+        while (cycles < target && isRunning()) {
+            wakeup();
+            if (System.nanoTime() - deadline > 0) {
+                return false;
+            }
+            LockSupport.parkNanos(DETACH_POLL_NANOS);
+        }
+        return true;
     }
 
     Thread thread() {
         return thread;
     }
 
-    /** Whether the thread is alive: it may still be finishing its last cycle after {@link #stop}. */
+    /** Whether the thread is alive: it may still be finishing its last cycle after it was told to stop. */
     boolean isRunning() {
-        return thread.isAlive();
+        Thread t = thread;
+        return t != null && t.isAlive();
     }
 
     /** Completed duty cycles; used to wait until accesses begun before a point have ended. */
@@ -60,7 +146,10 @@ final class ProgressAgent implements Runnable {
     void wakeup() {
         wakePending = true; // then read parked: if the agent is about to park, it sees this flag
         if (parked) {
-            LockSupport.unpark(thread);
+            Thread t = thread;
+            if (t != null) {
+                LockSupport.unpark(t);
+            }
         }
     }
 
@@ -71,18 +160,24 @@ final class ProgressAgent implements Runnable {
                 wakePending = false; // before the cycle: work posted after this is seen by it or wakes us
             }
             int work = 0;
-            try {
-                work = device.doWork(System.nanoTime());
-            } catch (Throwable t) {
-                device.countersSet().increment(Counter.AGENT_ERRORS);
-                if (t instanceof Error e) {
-                    LOG.error("progress agent of {} stopped by an error; failing its queue pairs", device.name(), e);
-                    running = false;
-                    cycles++;
-                    device.onAgentDeath();
-                    throw e;
+            long now = System.nanoTime();
+            for (SoftDevice d : devices) {
+                try {
+                    work += d.doWork(now);
+                } catch (Throwable t) {
+                    d.countersSet().increment(Counter.AGENT_ERRORS);
+                    if (t instanceof Error e) {
+                        LOG.error("progress agent {} stopped by an error in {}; failing the queue pairs of {} device(s)",
+                                name, d.name(), devices.length, e);
+                        running = false;
+                        cycles++;
+                        for (SoftDevice each : devices) {
+                            each.onAgentDeath();
+                        }
+                        throw e;
+                    }
+                    LOG.warn("progress agent {} caught an exception in {}; continuing", name, d.name(), t);
                 }
-                LOG.warn("progress agent of {} caught an exception; continuing", device.name(), t);
             }
             cycles++;
             idle(work);
@@ -118,16 +213,5 @@ final class ProgressAgent implements Runnable {
             parked = false;
             parkNanos = Math.min(parkNanos * 2, maxParkNanos);
         }
-    }
-
-    /** Stops the thread and waits up to {@code timeoutMillis} for it. */
-    boolean stop(long timeoutMillis) throws InterruptedException {
-        running = false;
-        LockSupport.unpark(thread);
-        if (Thread.currentThread() == thread) {
-            return true;
-        }
-        thread.join(timeoutMillis);
-        return !thread.isAlive();
     }
 }

@@ -25,13 +25,13 @@ import java.util.Arrays;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * A software RDMA device: the verbs API implemented by a reliable-connection engine over a
  * {@link Wire}. One {@link ProgressAgent} thread owns all protocol state of the device's queue
- * pairs (no locks on the data path); application threads post into queue pair rings and poll
- * completion queues.
+ * pairs (no locks on the data path): the device's own, or one it shares with the other devices of
+ * a {@link ProgressGroup}. Application threads post into queue pair rings and poll completion
+ * queues.
  *
  * <pre>{@code
  * Wire wire = new InprocWire();
@@ -65,10 +65,12 @@ public final class SoftDevice implements VerbsDevice {
     private int nextQpn = 1;
     private final JmxCounters jmx;
     private volatile boolean closed;
+    /** Set once the agent no longer drives this device (closing): work then runs on the calling thread. */
+    private volatile boolean detached;
     private long now;
     private boolean placedPayload; // agent thread only
 
-    private SoftDevice(WirePort port, SoftConfig config) {
+    private SoftDevice(WirePort port, SoftConfig config, ProgressGroup group) {
         this.port = port;
         this.config = config;
         this.name = config.name().isEmpty() ? "soft-" + NAMES.incrementAndGet() : config.name();
@@ -76,21 +78,46 @@ public final class SoftDevice implements VerbsDevice {
         this.timers = new TimerWheel(tick, 4096, System.nanoTime());
         this.txHeader.wrap(Arena.ofAuto().allocate(port.maxPacketSize(), 64));
         this.portGathers = port.gathers();
-        this.agent = new ProgressAgent(this, config);
+        this.agent = group != null ? group.agent() : new ProgressAgent(name, config.busySpin(), config.maxIdlePark());
         port.onReceivable(agent::wakeup);
         this.jmx = JmxCounters.register(counters, "io.slime4j:type=SoftDevice,name=" + JmxCounters.quote(name));
-        agent.start();
+        try {
+            agent.attach(this);
+        } catch (RuntimeException e) {
+            if (jmx != null) {
+                jmx.unregister();
+            }
+            throw e;
+        }
         LOG.debug("device {} open at {}", name, port.localAddress().text());
     }
 
     /** Opens a device on an already bound port; the device owns and closes the port. */
     public static SoftDevice open(WirePort port, SoftConfig config) {
-        return new SoftDevice(port, config);
+        return new SoftDevice(port, config, null);
     }
 
-    /** Binds a port of {@code wire} at {@code address} and opens a device on it. */
+    /** Binds a port of {@code wire} at {@code address} and opens a device on it, with a progress thread of its own. */
     public static SoftDevice open(Wire wire, String address, SoftConfig config) {
-        return new SoftDevice(wire.bind(address), config);
+        return new SoftDevice(wire.bind(address), config, null);
+    }
+
+    /**
+     * Binds a port of {@code wire} at {@code address} and opens a device on it, driven by the
+     * progress thread of {@code group} together with the group's other devices (the device's
+     * {@link SoftConfig#busySpin()} and {@link SoftConfig#maxIdlePark()} give way to the group's).
+     */
+    public static SoftDevice open(Wire wire, String address, SoftConfig config, ProgressGroup group) {
+        if (group == null) {
+            throw new IllegalArgumentException("group must not be null (use open(wire, address, config) for a thread of its own)");
+        }
+        WirePort port = wire.bind(address);
+        try {
+            return new SoftDevice(port, config, group);
+        } catch (RuntimeException | Error e) {
+            port.close();
+            throw e;
+        }
     }
 
     // ---------------------------------------------------------------- VerbsDevice
@@ -196,13 +223,14 @@ public final class SoftDevice implements VerbsDevice {
         }
         closed = true;
         try {
-            if (!agent.stop(5_000)) {
-                LOG.warn("progress agent of {} did not stop within 5 s; flushing anyway", name);
+            if (!agent.detach(this, 5_000)) {
+                LOG.warn("progress agent {} did not let go of {} within 5 s; flushing anyway", agent.name(), name);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        // the agent has stopped: this thread is now the only producer of completions
+        detached = true;
+        // the agent no longer drives this device: this thread is now the only producer of completions
         for (SoftQueuePair qp : queuePairs) {
             qp.enterError();
         }
@@ -257,9 +285,9 @@ public final class SoftDevice implements VerbsDevice {
         agent.wakeup();
     }
 
-    /** Runs {@code command} on the agent thread (or here, if the agent has stopped). */
+    /** Runs {@code command} on the agent thread (or here, if the agent no longer drives this device). */
     void runOnAgent(Runnable command) {
-        if (!agent.isRunning() || Thread.currentThread() == agent.thread()) {
+        if (detached || !agent.isRunning() || Thread.currentThread() == agent.thread()) {
             command.run();
             return;
         }
@@ -272,18 +300,11 @@ public final class SoftDevice implements VerbsDevice {
      * for two complete duty cycles (bounded; not needed on the agent thread or once it stopped).
      */
     void awaitQuiescence() {
-        if (!agent.isRunning() || Thread.currentThread() == agent.thread()) {
+        if (detached || !agent.isRunning() || Thread.currentThread() == agent.thread()) {
             return;
         }
-        long target = agent.cycles() + 2;
-        long deadline = System.nanoTime() + QUIESCENCE_TIMEOUT_NANOS;
-        while (agent.cycles() < target && agent.isRunning()) {
-            agent.wakeup();
-            if (System.nanoTime() - deadline > 0) {
-                LOG.warn("device {}: agent did not complete a cycle within 5 s during deregistration", name);
-                return;
-            }
-            LockSupport.parkNanos(10_000);
+        if (!agent.awaitCycles(2, QUIESCENCE_TIMEOUT_NANOS)) {
+            LOG.warn("device {}: agent did not complete a cycle within 5 s during deregistration", name);
         }
     }
 

@@ -9,7 +9,8 @@
  * order, places RDMA-write data as soon as it arrives, and answers with delayed, piggy-backed or
  * immediate cumulative ACKs carrying SACK blocks. The wire format is {@code HeaderFlyweight}.
  *
- * <p>Threading: one {@code ProgressAgent} thread per device owns all protocol state; posting
+ * <p>Threading: one {@code ProgressAgent} thread per device (or per {@link io.slime4j.soft.ProgressGroup},
+ * shared by its devices) owns all protocol state; posting
  * threads write into per-queue-pair rings under a short lock and wake the agent; completion queues
  * have one producer (the agent) and lock-serialised pollers.
  */
