@@ -2,6 +2,7 @@ package io.slime4j.endpoint;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.slime4j.soft.ProgressGroup;
 import io.slime4j.soft.SoftConfig;
 import io.slime4j.soft.SoftDevice;
 import io.slime4j.verbs.Counter;
@@ -18,8 +19,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * Two connected endpoints {@link #a} and {@link #b} with {@code rails} devices each: on the
  * in-process wire one wire per rail (so each rail's faults can be set alone: {@link #inproc}), or
- * on one UDP wire of loopback sockets, one socket per rail and side ({@link #udp}). Each endpoint
- * has a region "kv". Closing checks that no detector fired.
+ * on one UDP wire of loopback sockets, one socket per rail and side ({@link #udp}). The rails of
+ * {@link #a} share one progress thread (a {@link ProgressGroup}); those of {@link #b} have one
+ * each, so every multi-rail test runs both. Each endpoint has a region "kv". Closing checks that
+ * no detector fired.
  */
 final class RailPair implements AutoCloseable {
     private static final AtomicInteger N = new AtomicInteger();
@@ -37,6 +40,7 @@ final class RailPair implements AutoCloseable {
     private RailPair(boolean udp, int rails, EndpointConfig config, long regionBytes) {
         int n = N.incrementAndGet();
         UdpWire udpWire = udp ? new UdpWire() : null;
+        ProgressGroup groupA = ProgressGroup.create("rails-a" + n);
         if (udpWire != null) {
             wires.add(udpWire);
         }
@@ -52,7 +56,7 @@ final class RailPair implements AutoCloseable {
                 addrA = "rail-a" + n + "-" + r;
                 addrB = "rail-b" + n + "-" + r;
             }
-            devicesA.add(SoftDevice.open(w, addrA, SoftConfig.builder().name("rail-a" + n + "-" + r).build()));
+            devicesA.add(SoftDevice.open(w, addrA, SoftConfig.builder().name("rail-a" + n + "-" + r).build(), groupA));
             devicesB.add(SoftDevice.open(w, addrB, SoftConfig.builder().name("rail-b" + n + "-" + r).build()));
         }
         a = RdmaEndpoint.open(List.<VerbsDevice>copyOf(devicesA), config.toBuilder().name("ra" + n).build());
