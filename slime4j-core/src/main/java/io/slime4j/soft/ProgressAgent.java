@@ -88,16 +88,8 @@ final class ProgressAgent implements Runnable {
     boolean detach(SoftDevice device, long timeoutMillis) throws InterruptedException {
         boolean last;
         synchronized (this) {
-            SoftDevice[] now = devices;
-            int n = 0;
-            SoftDevice[] next = new SoftDevice[now.length];
-            for (SoftDevice d : now) {
-                if (d != device) {
-                    next[n++] = d;
-                }
-            }
-            devices = Arrays.copyOf(next, n);
-            last = n == 0;
+            devices = SoftDevice.without(devices, device);
+            last = devices.length == 0;
             if (last) {
                 running = false;
             }

@@ -197,18 +197,22 @@ public final class SoftDevice implements VerbsDevice {
             synchronized (this) {
                 if (byQpn[qp.qpn()] == qp) {
                     byQpn[qp.qpn()] = null;
-                    SoftQueuePair[] all = queuePairs;
-                    int n = 0;
-                    SoftQueuePair[] kept = new SoftQueuePair[all.length];
-                    for (SoftQueuePair q : all) {
-                        if (q != qp) {
-                            kept[n++] = q;
-                        }
-                    }
-                    queuePairs = Arrays.copyOf(kept, n);
+                    queuePairs = without(queuePairs, qp);
                 }
             }
         });
+    }
+
+    /** A copy of {@code all} without {@code gone} (for copy-on-write arrays read by the agent). */
+    static <T> T[] without(T[] all, T gone) {
+        T[] kept = Arrays.copyOf(all, all.length);
+        int n = 0;
+        for (T x : all) {
+            if (x != gone) {
+                kept[n++] = x;
+            }
+        }
+        return Arrays.copyOf(kept, n);
     }
 
     @Override
