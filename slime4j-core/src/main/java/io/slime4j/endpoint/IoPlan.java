@@ -15,8 +15,9 @@ import java.util.List;
  * under one message id. Keys are those of the chosen lane's rail.
  *
  * <p>A stripe of at least one packet is rounded up to whole packets (the unit's last stripe takes
- * the rest), so striping adds no partial packet on the wire: a 1 MiB write over 4 lanes at a
- * 60 KiB MTU is 18 packets, as it is on one lane, not 20.
+ * the rest), so striping adds no partial packet of its own: a 1 MiB write over 4 lanes at a
+ * 60 KiB MTU is 18 packets, as it is on one lane, not 20. (A stripe longer than
+ * {@code maxRequestBytes} is still cut into requests of that size, which need not be whole packets.)
  */
 final class IoPlan {
     final int count;

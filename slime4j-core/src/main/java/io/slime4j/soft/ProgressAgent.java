@@ -14,7 +14,8 @@ import org.slf4j.LoggerFactory;
  * {@code maxIdlePark} (or only spins, when {@code busySpin}). Posting threads and the wire wake it
  * with {@link #wakeup()}; a wake-up that races with the agent going to park is never lost (the agent
  * re-checks a pending flag after announcing that it parks). Catches and counts every exception of a
- * device's cycle on that device; an {@link Error} stops it and fails every device it drives.
+ * device's cycle on that device; an {@link Error} stops it, and every device it drove leaves it
+ * and fails its queue pairs (work for them then runs on the calling threads).
  *
  * <p>A device has an agent of its own, or shares one through a {@link ProgressGroup}. The thread
  * starts when the first device attaches and stops when the last one detaches; a later attach
@@ -70,7 +71,7 @@ final class ProgressAgent implements Runnable {
         SoftDevice[] next = Arrays.copyOf(now, now.length + 1);
         next[now.length] = device;
         devices = next;
-        if (t != null && t.isAlive()) {
+        if (t != null && t.isAlive() && running) {
             wakeup();
             return;
         }
@@ -87,14 +88,15 @@ final class ProgressAgent implements Runnable {
      */
     boolean detach(SoftDevice device, long timeoutMillis) throws InterruptedException {
         boolean last;
-        synchronized (this) {
+        Thread t;
+        synchronized (this) { // the thread read with the list: a later attach may start another one
             devices = SoftDevice.without(devices, device);
             last = devices.length == 0;
             if (last) {
                 running = false;
             }
+            t = thread;
         }
-        Thread t = thread;
         if (t == null || Thread.currentThread() == t) {
             return true;
         }
@@ -152,20 +154,13 @@ final class ProgressAgent implements Runnable {
                 wakePending = false; // before the cycle: work posted after this is seen by it or wakes us
             }
             int work = 0;
-            long now = System.nanoTime();
             for (SoftDevice d : devices) {
                 try {
-                    work += d.doWork(now);
+                    work += d.doWork(System.nanoTime()); // each device its own clock: earlier ones took time
                 } catch (Throwable t) {
                     d.countersSet().increment(Counter.AGENT_ERRORS);
                     if (t instanceof Error e) {
-                        LOG.error("progress agent {} stopped by an error in {}; failing the queue pairs of {} device(s)",
-                                name, d.name(), devices.length, e);
-                        running = false;
-                        cycles++;
-                        for (SoftDevice each : devices) {
-                            each.onAgentDeath();
-                        }
+                        die(d, e);
                         throw e;
                     }
                     LOG.warn("progress agent {} caught an exception in {}; continuing", name, d.name(), t);
@@ -174,6 +169,25 @@ final class ProgressAgent implements Runnable {
             cycles++;
             idle(work);
         }
+    }
+
+    /**
+     * An {@link Error} ends the thread: every device it drove leaves the group and fails its queue
+     * pairs, so nothing waits for ever and a later attach starts a thread for the new device only.
+     */
+    private void die(SoftDevice culprit, Error e) {
+        SoftDevice[] failed;
+        synchronized (this) {
+            running = false;
+            failed = devices;
+            devices = new SoftDevice[0];
+        }
+        LOG.error("progress agent {} stopped by an error in {}; failing the queue pairs of {} device(s)",
+                name, culprit.name(), failed.length, e);
+        for (SoftDevice d : failed) {
+            d.onAgentDeath();
+        }
+        cycles++;
     }
 
     private void idle(int work) {

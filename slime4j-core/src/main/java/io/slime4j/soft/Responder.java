@@ -78,7 +78,13 @@ final class Responder {
      * side advertised is smaller, because a sender that honours the window stalls when it is full.
      */
     private int ackAfter;
-    private final int packetBytes;
+    /**
+     * The peer's packet size as far as seen: the largest data packet received (header included).
+     * Window and ACK threshold count in its packets, whose MTU may differ from this side's.
+     */
+    private int peerPacketBytes;
+    /** This side's packet size, counted in until a packet of the peer's arrived. */
+    private final int ownPacketBytes;
     /** While holes exist: when to repeat the last ACK (its SACK may have been lost), and the backoff. */
     private long sackRefreshAt;
     private long sackRefreshNanos;
@@ -102,11 +108,12 @@ final class Responder {
         ackDelayNanos = device.softConfig().ackDelay().toNanos();
         sackRefreshNanos = 4 * ackDelayNanos;
         ackEvery = device.softConfig().ackEvery();
-        packetBytes = qp.config().mtu() + HEADER_LENGTH;
-        ackAfter = ackThreshold(Requester.INITIAL_PEER_WINDOW_BYTES);
+        ownPacketBytes = qp.config().mtu() + HEADER_LENGTH;
+        // until the first ACK the peer assumes a window of its own: count it in the largest packets possible
+        ackAfter = ackThreshold(Requester.INITIAL_PEER_WINDOW_BYTES, device.maxPacketSize());
     }
 
-    private int ackThreshold(long advertisedWindowBytes) {
+    private int ackThreshold(long advertisedWindowBytes, int packetBytes) {
         return (int) Math.max(1, Math.min(ackEvery, advertisedWindowBytes / 2 / packetBytes));
     }
 
@@ -141,6 +148,9 @@ final class Responder {
 
     /** One data packet of the peer's stream (already checked for token, source and form). */
     void onPacket(HeaderFlyweight h, MemorySegment packet, int length, long now) {
+        if (length > peerPacketBytes) {
+            peerPacketBytes = length;
+        }
         int psn = h.psn();
         int d = psn - ePsn;
         if (d < 0) {
@@ -614,8 +624,9 @@ final class Responder {
     }
 
     private void sendAck(int syndrome, int psn) {
-        long window = device.receiveWindowBytes(packetBytes);
-        ackAfter = ackThreshold(window);
+        int packet = peerPacketBytes > 0 ? peerPacketBytes : ownPacketBytes;
+        long window = device.receiveWindowBytes(packet);
+        ackAfter = ackThreshold(window, packet);
         HeaderFlyweight h = device.txHeader();
         h.start(TYPE_ACK, droppedOutOfOrder ? F_GO_BACK : 0, qp.peerQpn(), qp.peerToken(), psn)
                 .ackPsn(ePsn).address(0).rkey(window).immediate(0).operand1(0).operand2(syndrome);

@@ -65,7 +65,7 @@ public final class SoftDevice implements VerbsDevice {
     private int nextQpn = 1;
     private final JmxCounters jmx;
     private volatile boolean closed;
-    /** Set once the agent no longer drives this device (closing): work then runs on the calling thread. */
+    /** Set once the agent no longer drives this device (closed, or its agent died): work then runs on the calling thread. */
     private volatile boolean detached;
     private long now;
     private boolean placedPayload; // agent thread only
@@ -333,6 +333,11 @@ public final class SoftDevice implements VerbsDevice {
         return bytes < 16_384 ? Long.highestOneBit((bytes + 384) * 2L - 1) + 1024 : bytes + bytes / 16 + 1024;
     }
 
+    /** The largest datagram the port sends or receives (header included). */
+    int maxPacketSize() {
+        return port.maxPacketSize();
+    }
+
     /** Sends the packet built in the transmit buffer to {@code qp}'s peer. */
     void transmit(SoftQueuePair qp, int length, boolean priority) {
         if (port.send(qp.peerAddress(), txHeader.segment(), length, priority)) {
@@ -376,6 +381,7 @@ public final class SoftDevice implements VerbsDevice {
                 // best effort while the thread dies
             }
         }
+        detached = true; // nothing drives this device any more: commands run on their callers
     }
 
     boolean isClosed() {

@@ -10,6 +10,7 @@ import io.slime4j.verbs.MemoryRegion;
 import io.slime4j.verbs.Opcode;
 import io.slime4j.verbs.ProtectionDomain;
 import io.slime4j.verbs.QpConfig;
+import io.slime4j.verbs.QpState;
 import io.slime4j.verbs.QueuePair;
 import io.slime4j.verbs.RemoteRegion;
 import io.slime4j.verbs.WcStatus;
@@ -163,6 +164,50 @@ class ProgressGroupTest {
             } finally {
                 for (Side s : List.of(c, d, b0, b1)) {
                     s.device.close();
+                }
+            }
+        }
+    }
+
+    @Test
+    void anErrorEndsTheThreadAndFailsEveryMemberWhichALaterThreadDoesNotRevive() throws Exception {
+        ProgressGroup g = ProgressGroup.create("pg-error");
+        Wire wire = new InprocWire();
+        try (Arena arena = Arena.ofShared()) {
+            Side a0 = Side.open(wire, "pg-e-a0", g, arena);
+            Side a1 = Side.open(wire, "pg-e-a1", g, arena);
+            Side b0 = Side.open(wire, "pg-e-b0", null, arena);
+            Side b1 = Side.open(wire, "pg-e-b1", null, arena);
+            Side c = null;
+            Side d = null;
+            try {
+                a0.connect(b0);
+                a1.connect(b1);
+                a0.device.runOnAgent(() -> {
+                    throw new AssertionError("injected into the agent of " + g.name());
+                });
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (!threadsNamed("slime4j-agent-pg-error").isEmpty() && System.nanoTime() < deadline) {
+                    Thread.sleep(5);
+                }
+                assertThat(threadsNamed("slime4j-agent-pg-error")).as("the thread ends").isEmpty();
+                assertThat(a0.device.counters().get(Counter.AGENT_ERRORS)).isOne();
+                assertThat(a0.qp.state()).isEqualTo(QpState.ERR);
+                assertThat(a1.qp.state()).as("every member fails, not only the one that threw").isEqualTo(QpState.ERR);
+
+                c = Side.open(wire, "pg-e-c", g, arena); // a new member starts a new thread, for itself
+                d = Side.open(wire, "pg-e-d", null, arena);
+                c.connect(d);
+                c.post(d, 7);
+                c.awaitWritten(d, 7);
+                Thread[] ran = new Thread[1];
+                a1.device.runOnAgent(() -> ran[0] = Thread.currentThread());
+                assertThat(ran[0]).as("a failed member is not driven by the new thread").isSameAs(Thread.currentThread());
+            } finally {
+                for (Side s : new Side[] {c, d, a0, a1, b0, b1}) {
+                    if (s != null) {
+                        s.device.close();
+                    }
                 }
             }
         }

@@ -49,6 +49,11 @@ final class UdpDevicePair implements AutoCloseable {
 
     /** As above, both devices with {@code soft}'s settings (their names set here). */
     UdpDevicePair(UdpConfig udpA, UdpConfig udpB, SoftConfig.Builder soft, QpConfig qp) {
+        this(udpA, udpB, soft, qp, qp);
+    }
+
+    /** As above, with queue pair settings of each side's own (e.g. different MTUs). */
+    UdpDevicePair(UdpConfig udpA, UdpConfig udpB, SoftConfig.Builder soft, QpConfig qp, QpConfig qpConfigB) {
         wire = new UdpWire(udpA);
         wireB = udpB == null ? wire : new UdpWire(udpB);
         tapA = new TapPort(wire.bind("udp:127.0.0.1:0"));
@@ -60,7 +65,7 @@ final class UdpDevicePair implements AutoCloseable {
         cqA = a.createCompletionQueue(4096);
         cqB = b.createCompletionQueue(4096);
         qpA = a.createQueuePair(pdA, qp, cqA, cqA);
-        qpB = b.createQueuePair(pdB, qp, cqB, cqB);
+        qpB = b.createQueuePair(pdB, qpConfigB, cqB, cqB);
         qpA.connect(qpB.localInfo());
         qpB.connect(qpA.localInfo());
     }

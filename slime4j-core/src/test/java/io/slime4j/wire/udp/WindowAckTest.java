@@ -45,4 +45,30 @@ class WindowAckTest {
             assertThat(p.a.counters().get(Counter.TIMEOUTS)).isZero();
         }
     }
+
+    @Test
+    void theWindowAndTheAckThresholdCountInThePeersPacketsWhenTheMtusDiffer() throws Exception {
+        // a sends 60,000-byte packets, b's own MTU is 4 KiB: counted in b's packets, b would
+        // advertise 113 of them (470 KB, which a fills with 7 of its own) and ACK after 56, so a
+        // would wait out the 2 s ACK delay for every window
+        UdpConfig udp = UdpConfig.builder().receiveBufferSize(512 << 10).build();
+        SoftConfig.Builder soft = SoftConfig.builder().ackDelay(Duration.ofSeconds(2)).ackEvery(200);
+        QpConfig big = QpConfig.builder().mtu(60_000).ackTimeout(Duration.ofSeconds(10)).build();
+        QpConfig small = QpConfig.builder().mtu(4096).ackTimeout(Duration.ofSeconds(10)).build();
+        try (UdpDevicePair p = new UdpDevicePair(udp, null, soft, big, small)) {
+            long total = 8 * MIB; // 140 packets of 60,000 bytes: 17 windows of 8
+            MemoryRegion src = p.region(p.pdA, total);
+            MemoryRegion dst = p.region(p.pdB, total);
+            UdpDevicePair.fill(src.segment(), 4);
+
+            long start = System.nanoTime();
+            p.writeAll(src, dst, MIB, 40);
+            Duration took = Duration.ofNanos(System.nanoTime() - start);
+
+            assertThat(dst.segment().mismatch(src.segment())).as("first differing byte").isEqualTo(-1);
+            assertThat(took).as("time of 17 windows, each of which would wait 2 s for a delayed ACK")
+                    .isLessThan(Duration.ofSeconds(16));
+            assertThat(p.a.counters().get(Counter.TIMEOUTS)).isZero();
+        }
+    }
 }
