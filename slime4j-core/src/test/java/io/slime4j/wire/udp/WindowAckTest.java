@@ -28,16 +28,7 @@ class WindowAckTest {
         SoftConfig.Builder soft = SoftConfig.builder().ackDelay(Duration.ofSeconds(2)).ackEvery(200);
         QpConfig qp = QpConfig.builder().mtu(4096).ackTimeout(Duration.ofSeconds(10)).build();
         try (UdpDevicePair p = new UdpDevicePair(udp, null, soft, qp)) {
-            long total = 8 * MIB; // 2048 packets: 18 windows
-            MemoryRegion src = p.region(p.pdA, total);
-            MemoryRegion dst = p.region(p.pdB, total);
-            UdpDevicePair.fill(src.segment(), 3);
-
-            long start = System.nanoTime();
-            p.writeAll(src, dst, MIB, 30);
-            Duration took = Duration.ofNanos(System.nanoTime() - start);
-
-            assertThat(dst.segment().mismatch(src.segment())).as("first differing byte").isEqualTo(-1);
+            Duration took = writeByteExact(p, 8 * MIB, 3); // 2048 packets: 18 windows
             long acks = p.b.counters().get(Counter.ACKS_SENT);
             assertThat(acks).as("ACKs from b for 2048 packets (one per window at least)").isGreaterThanOrEqualTo(2048 / 113);
             assertThat(took).as("time of 18 windows, each of which would wait 2 s for a delayed ACK")
@@ -56,19 +47,22 @@ class WindowAckTest {
         QpConfig big = QpConfig.builder().mtu(60_000).ackTimeout(Duration.ofSeconds(10)).build();
         QpConfig small = QpConfig.builder().mtu(4096).ackTimeout(Duration.ofSeconds(10)).build();
         try (UdpDevicePair p = new UdpDevicePair(udp, null, soft, big, small)) {
-            long total = 8 * MIB; // 140 packets of 60,000 bytes: 17 windows of 8
-            MemoryRegion src = p.region(p.pdA, total);
-            MemoryRegion dst = p.region(p.pdB, total);
-            UdpDevicePair.fill(src.segment(), 4);
-
-            long start = System.nanoTime();
-            p.writeAll(src, dst, MIB, 40);
-            Duration took = Duration.ofNanos(System.nanoTime() - start);
-
-            assertThat(dst.segment().mismatch(src.segment())).as("first differing byte").isEqualTo(-1);
+            Duration took = writeByteExact(p, 8 * MIB, 4); // 140 packets of 60,000 bytes: 17 windows of 8
             assertThat(took).as("time of 17 windows, each of which would wait 2 s for a delayed ACK")
                     .isLessThan(Duration.ofSeconds(16));
             assertThat(p.a.counters().get(Counter.TIMEOUTS)).isZero();
         }
+    }
+
+    /** Writes {@code total} bytes from a to b in 1 MiB writes, checks them at b, and returns how long it took. */
+    private static Duration writeByteExact(UdpDevicePair p, long total, long seed) throws InterruptedException {
+        MemoryRegion src = p.region(p.pdA, total);
+        MemoryRegion dst = p.region(p.pdB, total);
+        UdpDevicePair.fill(src.segment(), seed);
+        long start = System.nanoTime();
+        p.writeAll(src, dst, MIB, 40);
+        Duration took = Duration.ofNanos(System.nanoTime() - start);
+        assertThat(dst.segment().mismatch(src.segment())).as("first differing byte").isEqualTo(-1);
+        return took;
     }
 }
