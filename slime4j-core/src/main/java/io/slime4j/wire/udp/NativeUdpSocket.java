@@ -311,14 +311,19 @@ final class NativeUdpSocket extends UdpSocket {
 
     @Override
     InetSocketAddress receive(MemorySegment into) throws IOException {
+        return recvfrom(into, into.byteSize(), Libc.MSG_TRUNC);
+    }
+
+    /** One {@code recvfrom} of up to {@code length} bytes into {@code into}, with {@code flags}. */
+    private InetSocketAddress recvfrom(MemorySegment into, long length, int flags) throws IOException {
         if (!acquire()) {
             throw new ClosedChannelException();
         }
         long n;
         try {
             sourceLength.set(ValueLayout.JAVA_INT, 0, Libc.SOCKADDR_SIZE);
-            n = (long) Libc.RECVFROM.invokeExact(fd, into.address(), into.byteSize(), Libc.MSG_TRUNC,
-                    sourceAddress.address(), sourceLength.address());
+            n = (long) Libc.RECVFROM.invokeExact(fd, into.address(), length, flags, sourceAddress.address(),
+                    sourceLength.address());
         } catch (Throwable t) {
             throw rethrow(t);
         } finally {
@@ -337,20 +342,7 @@ final class NativeUdpSocket extends UdpSocket {
         if (headerLength < 0 || headerLength > into.byteSize()) {
             throw new IndexOutOfBoundsException("header " + headerLength + " of " + into.byteSize());
         }
-        if (!acquire()) {
-            throw new ClosedChannelException();
-        }
-        long n;
-        try {
-            sourceLength.set(ValueLayout.JAVA_INT, 0, Libc.SOCKADDR_SIZE);
-            n = (long) Libc.RECVFROM.invokeExact(fd, into.address(), (long) headerLength,
-                    Libc.MSG_PEEK | Libc.MSG_TRUNC, sourceAddress.address(), sourceLength.address());
-        } catch (Throwable t) {
-            throw rethrow(t);
-        } finally {
-            release();
-        }
-        return received(n, "recvfrom");
+        return recvfrom(into, headerLength, Libc.MSG_PEEK | Libc.MSG_TRUNC);
     }
 
     @Override
