@@ -1,5 +1,6 @@
-package io.slime4j.conformance;
+package io.slime4j.conformance.udp;
 
+import io.slime4j.conformance.DeviceFixture;
 import io.slime4j.soft.SoftConfig;
 import io.slime4j.soft.SoftDevice;
 import io.slime4j.verbs.VerbsDevice;
@@ -9,31 +10,34 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.channels.DatagramChannel;
-import org.junit.jupiter.api.AfterEach;
 
 /**
- * The conformance suite on the UDP wire with the NIO backend: devices on ephemeral 127.0.0.1 ports
- * of one JVM, each a rail with a data and a priority channel. The kernel's loopback does not lose
- * datagrams unless a receive buffer overflows, so the suite runs without injected faults.
- * {@link NativeUdpConformanceTest} runs it on the native backend.
+ * Soft-engine devices on the UDP wire with the NIO backend: devices on ephemeral 127.0.0.1 ports
+ * of one JVM, each a rail with a data and a priority channel, a new wire for every test. The
+ * kernel's loopback does not lose datagrams unless a receive buffer overflows, so the suites run
+ * without injected faults.
  */
-class UdpConformanceTest extends VerbsConformanceTest {
-    private final UdpWire wire = new UdpWire(config());
-
-    /** The wire's settings; subclasses choose another backend. */
-    protected UdpConfig config() {
-        return UdpConfig.builder().backend(UdpConfig.Backend.NIO).build();
-    }
+public class UdpFixture implements DeviceFixture {
+    private final UdpWire wire;
     private String unreachable;
 
+    public UdpFixture() {
+        this(UdpConfig.builder().backend(UdpConfig.Backend.NIO).build());
+    }
+
+    /** A fixture on a wire with other settings (another backend). */
+    protected UdpFixture(UdpConfig config) {
+        this.wire = new UdpWire(config);
+    }
+
     @Override
-    protected VerbsDevice openDevice(String name) {
+    public VerbsDevice openDevice(String name) {
         return SoftDevice.open(wire, "udp:127.0.0.1:0", SoftConfig.builder().name(name).build());
     }
 
     /** A loopback port that was free a moment ago: bound, noted and closed again. */
     @Override
-    protected String unreachableAddress() {
+    public String unreachableAddress() {
         if (unreachable == null) {
             try (DatagramChannel probe = DatagramChannel.open()) {
                 probe.bind(new InetSocketAddress("127.0.0.1", 0));
@@ -45,8 +49,8 @@ class UdpConformanceTest extends VerbsConformanceTest {
         return unreachable;
     }
 
-    @AfterEach
-    void closeWire() {
+    @Override
+    public void close() {
         wire.close();
     }
 }
