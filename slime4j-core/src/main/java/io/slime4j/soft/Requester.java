@@ -335,6 +335,8 @@ final class Requester {
     /** Builds the packet of {@code s} in the device's transmit buffer and sends it. */
     private boolean transmit(SendSegment s, long now, boolean retransmission) {
         HeaderFlyweight h = device.txHeader();
+        DataFrame d = device.txData();
+        ResponseFrame r = device.txResponse();
         MemorySegment buf = h.segment();
         int flags = s.flags | F_ACK;
         if (!readAtomicUnacked) {
@@ -347,10 +349,10 @@ final class Requester {
         try {
             if (s.wqe != null) {
                 SendWqe w = s.wqe;
-                h.rkey(w.remoteKey).immediate(w.immediate).length(w.length);
+                d.remoteKey(w.remoteKey).immediate(w.immediate).messageLength(w.length);
                 switch (s.type) {
                     case TYPE_SEND, TYPE_WRITE -> {
-                        h.address(w.remoteAddress + s.msgOffset).operand1(s.msgOffset).operand2(w.msn);
+                        d.remoteAddress(w.remoteAddress + s.msgOffset).messageOffset(s.msgOffset).msn(w.msn);
                         if (w.numSge == 1 && s.payloadLength > 0 && device.portGathers()) {
                             KeyTable.Entry e = w.sgeSegment[0];
                             if (!e.valid || !e.segment.scope().isAlive()) {
@@ -363,17 +365,16 @@ final class Requester {
                                     HEADER_LENGTH, s.payloadLength);
                         }
                     }
-                    case TYPE_READ_REQ -> h.address(w.remoteAddress).operand1(w.ssn);
+                    case TYPE_READ_REQ -> d.remoteAddress(w.remoteAddress).ssn(w.ssn);
                     default -> {
-                        h.address(w.remoteAddress).operand1(w.ssn).operand2(w.compareAdd);
-                        h.longAt(HEADER_LENGTH, w.swap);
+                        d.remoteAddress(w.remoteAddress).ssn(w.ssn).compareAdd(w.compareAdd).swap(w.swap);
                     }
                 }
             } else {
                 ResponseJob j = s.job;
-                h.operand1(j.ssn).length(j.length).address(s.msgOffset).immediate(0).rkey(0);
+                r.ssn(j.ssn).readLength(j.length).readOffset(s.msgOffset);
                 if (j.atomic) {
-                    h.operand2(j.atomicValue);
+                    r.atomicValue(j.atomicValue);
                 } else if (s.payloadLength > 0 && j.status == null && device.portGathers()) {
                     // the response's payload leaves straight from the registered region
                     KeyTable.Entry e = device.keyTable().byRemoteKey(j.remoteKey);
@@ -382,10 +383,10 @@ final class Requester {
                         gatherFrom = e.segment;
                         gatherOffset = off;
                     } else {
-                        length = buildReadPayload(h, j, s, length); // reports the access error
+                        length = buildReadPayload(r, j, s, length); // reports the access error
                     }
                 } else if (s.payloadLength > 0 || j.status != null) {
-                    length = buildReadPayload(h, j, s, length);
+                    length = buildReadPayload(r, j, s, length);
                 }
             }
         } catch (IllegalStateException | IndexOutOfBoundsException e) {
@@ -396,7 +397,8 @@ final class Requester {
                 stopNew = true;
                 return false;
             }
-            h.flags(h.flags() | F_ERROR).immediate(WcStatus.REM_ACCESS_ERR.ordinal());
+            r.flags(r.flags() | F_ERROR);
+            r.errorStatus(WcStatus.REM_ACCESS_ERR.ordinal());
             length = HEADER_LENGTH;
         }
         s.sentAt = now;
@@ -433,12 +435,13 @@ final class Requester {
         }
     }
 
-    private int buildReadPayload(HeaderFlyweight h, ResponseJob j, SendSegment s, int length) {
+    private int buildReadPayload(ResponseFrame h, ResponseJob j, SendSegment s, int length) {
         KeyTable.Entry e = j.status == null ? device.keyTable().byRemoteKey(j.remoteKey) : null;
         long off = e == null ? -1 : e.offsetOf(j.address + s.msgOffset, s.payloadLength);
         if (off < 0) {
             j.status = j.status == null ? WcStatus.REM_ACCESS_ERR : j.status;
-            h.flags(h.flags() | F_ERROR).immediate(j.status.ordinal());
+            h.flags(h.flags() | F_ERROR);
+            h.errorStatus(j.status.ordinal());
             return HEADER_LENGTH;
         }
         MemorySegment.copy(e.segment, off, h.segment(), HEADER_LENGTH, s.payloadLength);
@@ -663,9 +666,10 @@ final class Requester {
     }
 
     /** An explicit ACK or NAK packet (with optional SACK blocks). */
-    void onAckPacket(HeaderFlyweight h, int syndrome, long now) {
+    void onAckPacket(AckFrame h, long now) {
         int ackPsn = h.ackPsn();
-        onWindowUpdate(h.rkey());
+        onWindowUpdate(h.window());
+        int syndrome = h.syndrome();
         switch (syndrome) {
             case SYNDROME_ACK -> {
                 boolean duplicate = ackPsn == sndUna && sndUna != sndNxt;
@@ -674,12 +678,12 @@ final class Requester {
                     // the responder still waits for this PSN: whatever an earlier SACK said, it needs it
                     window[sndUna & windowMask].sacked = false;
                 }
-                int highest = h.length() > 0 ? applySack(h, h.length(), now) : sndUna;
-                boolean goBack = (h.flags() & F_GO_BACK) != 0;
+                int highest = h.sackBits() > 0 ? applySack(h, h.sackBits(), now) : sndUna;
+                boolean goBack = h.goBack();
                 if (goBack) {
                     highest = sndNxt;
                 }
-                if ((duplicate || goBack || h.length() > 0) && sndUna != sndNxt) {
+                if ((duplicate || goBack || h.sackBits() > 0) && sndUna != sndNxt) {
                     fastRetransmit(before(sndUna, highest) ? highest : sndUna + 1, now, goBack);
                 }
             }
@@ -689,12 +693,12 @@ final class Requester {
     }
 
     /** Marks the segments the SACK bitmap reports; returns one past the highest (or sndUna). */
-    private int applySack(HeaderFlyweight h, int bits, long now) {
+    private int applySack(AckFrame h, int bits, long now) {
         int base = h.ackPsn() + 1;
         int highest = sndUna;
         int words = (bits + 63) >>> 6;
         for (int w = 0; w < words; w++) {
-            long v = h.longAt(HEADER_LENGTH + (long) w * 8);
+            long v = h.sackWord(w);
             while (v != 0) {
                 int b = Long.numberOfTrailingZeros(v);
                 v &= v - 1;
@@ -823,18 +827,18 @@ final class Requester {
     }
 
     /** Response data for one of our reads. */
-    void onReadResponse(HeaderFlyweight h, MemorySegment packet, int payloadLength, long now) {
-        SendWqe w = responseTarget(h.operand1(), Opcode.RDMA_READ);
+    void onReadResponse(ResponseFrame h, MemorySegment packet, int payloadLength, long now) {
+        SendWqe w = responseTarget(h.ssn(), Opcode.RDMA_READ);
         if (w == null) {
             qp.countersSet().increment(Counter.BAD_PACKETS);
             return;
         }
-        if ((h.flags() & F_ERROR) != 0) {
-            w.status = remoteError(h.immediate());
+        if (h.isError()) {
+            w.status = remoteError(h.errorStatus());
             responseFinished(w);
             return;
         }
-        long offset = h.address();
+        long offset = h.readOffset();
         if (offset < 0 || payloadLength > w.length - w.responseBytes || offset > w.length - payloadLength) {
             qp.countersSet().increment(Counter.BAD_PACKETS);
             return;
@@ -852,17 +856,17 @@ final class Requester {
     }
 
     /** The old value of one of our atomics. */
-    void onAtomicResponse(HeaderFlyweight h) {
-        SendWqe w = responseTarget(h.operand1(), null);
+    void onAtomicResponse(ResponseFrame h) {
+        SendWqe w = responseTarget(h.ssn(), null);
         if (w == null || !w.opcode.isAtomic()) {
             qp.countersSet().increment(Counter.BAD_PACKETS);
             return;
         }
-        if ((h.flags() & F_ERROR) != 0) {
-            w.status = remoteError(h.immediate());
+        if (h.isError()) {
+            w.status = remoteError(h.errorStatus());
         } else {
             MemorySegment value = device.scratch8();
-            value.set(ValueLayout.JAVA_LONG_UNALIGNED, 0, h.operand2());
+            value.set(ValueLayout.JAVA_LONG_UNALIGNED, 0, h.atomicValue());
             try {
                 Sgl.scatter(value, 0, 8, w.numSge, w.sgeSegment, w.sgeOffset, w.sgeLength, 0);
             } catch (IllegalStateException | IndexOutOfBoundsException e) {

@@ -48,6 +48,8 @@ final class Responder {
     private final long[] recSwap;
     private final long ackDelayNanos;
     private final int ackEvery;
+    /** The response packets of the peer's stream, read by their own names. */
+    private final ResponseFrame response = new ResponseFrame();
 
     private int ePsn;
     private int highestReceived;
@@ -147,7 +149,7 @@ final class Responder {
     // ---------------------------------------------------------------- packets
 
     /** One data packet of the peer's stream (already checked for token, source and form). */
-    void onPacket(HeaderFlyweight h, MemorySegment packet, int length, long now) {
+    void onPacket(DataFrame h, MemorySegment packet, int length, long now) {
         if (length > peerPacketBytes) {
             peerPacketBytes = length;
         }
@@ -224,32 +226,32 @@ final class Responder {
     }
 
     /** Executes an in-order packet. Returns OK, RNR, DROP or a NAK syndrome. */
-    private int execute(HeaderFlyweight h, MemorySegment packet, int payload, long now) {
+    private int execute(DataFrame h, MemorySegment packet, int payload, long now) {
         int flags = h.flags();
         return switch (h.type()) {
             case TYPE_SEND -> {
                 int r = placeSend(h, packet, payload, true);
                 if (r == OK && (flags & F_LAST) != 0) {
-                    completeSendMessage(h.length(), (flags & F_IMM) != 0, h.immediate());
+                    completeSendMessage(h.messageLength(), (flags & F_IMM) != 0, h.immediate());
                 }
                 yield r;
             }
             case TYPE_WRITE -> {
                 int r = placeWrite(h, packet, payload);
                 if (r == OK && (flags & (F_LAST | F_IMM)) == (F_LAST | F_IMM)) {
-                    r = consumeForImmediate(h.immediate(), h.length());
+                    r = consumeForImmediate(h.immediate(), h.messageLength());
                 }
                 yield r;
             }
-            case TYPE_READ_REQ -> executeRead(h.operand1(), h.rkey(), h.address(), h.length());
-            case TYPE_ATOMIC_REQ -> executeAtomic(h.operand1(), h.rkey(), h.address(), h.operand2(),
-                    h.longAt(HEADER_LENGTH), (flags & F_CMP_SWAP) != 0);
+            case TYPE_READ_REQ -> executeRead(h.ssn(), h.remoteKey(), h.remoteAddress(), h.messageLength());
+            case TYPE_ATOMIC_REQ -> executeAtomic(h.ssn(), h.remoteKey(), h.remoteAddress(), h.compareAdd(),
+                    h.swap(), (flags & F_CMP_SWAP) != 0);
             case TYPE_READ_RESP -> {
-                qp.requester().onReadResponse(h, packet, payload, now);
+                qp.requester().onReadResponse(response.wrap(packet), packet, payload, now);
                 yield OK;
             }
             case TYPE_ATOMIC_RESP -> {
-                qp.requester().onAtomicResponse(h);
+                qp.requester().onAtomicResponse(response.wrap(packet));
                 yield OK;
             }
             default -> DROP;
@@ -257,7 +259,7 @@ final class Responder {
     }
 
     /** Handles an out-of-order packet; returns false if it was dropped (to be retransmitted). */
-    private boolean record(HeaderFlyweight h, MemorySegment packet, int payload, long now) {
+    private boolean record(DataFrame h, MemorySegment packet, int payload, long now) {
         int i = h.psn() & mask;
         int flags = h.flags();
         int type = h.type();
@@ -279,7 +281,7 @@ final class Responder {
                 } else if ((flags & (F_LAST | F_IMM)) == (F_LAST | F_IMM)) {
                     recState[i] = REC_ACTION;
                     recImmediate[i] = h.immediate();
-                    recLength[i] = h.length();
+                    recLength[i] = h.messageLength();
                 } else {
                     recState[i] = REC_PLACED;
                 }
@@ -287,21 +289,21 @@ final class Responder {
             }
             case TYPE_READ_REQ, TYPE_ATOMIC_REQ -> {
                 recState[i] = REC_ACTION;
-                recAddress[i] = h.address();
-                recKey[i] = h.rkey();
-                recLength[i] = h.length();
-                recOperand1[i] = h.operand1();
-                recOperand2[i] = h.operand2();
-                recSwap[i] = type == TYPE_ATOMIC_REQ ? h.longAt(HEADER_LENGTH) : 0;
+                recAddress[i] = h.remoteAddress();
+                recKey[i] = h.remoteKey();
+                recLength[i] = h.messageLength();
+                recOperand1[i] = h.ssn();
+                recOperand2[i] = h.compareAdd();
+                recSwap[i] = type == TYPE_ATOMIC_REQ ? h.swap() : 0;
                 return true;
             }
             case TYPE_READ_RESP -> {
-                qp.requester().onReadResponse(h, packet, payload, now);
+                qp.requester().onReadResponse(response.wrap(packet), packet, payload, now);
                 recState[i] = REC_PLACED;
                 return true;
             }
             case TYPE_ATOMIC_RESP -> {
-                qp.requester().onAtomicResponse(h);
+                qp.requester().onAtomicResponse(response.wrap(packet));
                 recState[i] = REC_PLACED;
                 return true;
             }
@@ -311,7 +313,7 @@ final class Responder {
                 }
                 if ((flags & F_LAST) != 0) {
                     recState[i] = REC_ACTION;
-                    recLength[i] = h.length();
+                    recLength[i] = h.messageLength();
                     recImmediate[i] = h.immediate();
                 } else {
                     recState[i] = REC_PLACED;
@@ -357,10 +359,10 @@ final class Responder {
      * Places a SEND payload into the receive its message consumes (found by MSN, so out-of-order
      * packets land too). Errors are only acted on in order; out of order they drop the packet.
      */
-    private int placeSend(HeaderFlyweight h, MemorySegment packet, int payload, boolean inOrder) {
-        int msgLength = h.length();
-        long offset = h.operand1();
-        int k = (int) h.operand2() - msnExpected;
+    private int placeSend(DataFrame h, MemorySegment packet, int payload, boolean inOrder) {
+        int msgLength = h.messageLength();
+        long offset = h.messageOffset();
+        int k = (int) h.msn() - msnExpected;
         if (msgLength < 0 || offset < 0 || payload > msgLength - offset || k < 0 || (inOrder && k != 0)) {
             return badPacket();
         }
@@ -426,17 +428,17 @@ final class Responder {
     }
 
     /** Validates and places an RDMA-write payload. */
-    private int placeWrite(HeaderFlyweight h, MemorySegment packet, int payload) {
-        int msgLength = h.length();
-        long offset = h.operand1();
+    private int placeWrite(DataFrame h, MemorySegment packet, int payload) {
+        int msgLength = h.messageLength();
+        long offset = h.messageOffset();
         if (msgLength < 0 || offset < 0 || payload > msgLength - offset) {
             return badPacket();
         }
         if (msgLength == 0) {
             return OK;
         }
-        KeyTable.Entry e = remoteEntry(h.rkey(), AccessFlags.REMOTE_WRITE);
-        long base = e == null ? -1 : e.offsetOf(h.address() - offset, msgLength);
+        KeyTable.Entry e = remoteEntry(h.remoteKey(), AccessFlags.REMOTE_WRITE);
+        long base = e == null ? -1 : e.offsetOf(h.remoteAddress() - offset, msgLength);
         if (base < 0) {
             return SYNDROME_NAK_REMOTE_ACCESS;
         }
@@ -458,17 +460,17 @@ final class Responder {
      * {@link #placementOffset()}. The packet then comes through {@link #onPacket} as usual, which
      * skips the copy. Out-of-order, duplicate and bad packets are declined and arrive whole.
      */
-    boolean writePlacement(HeaderFlyweight h, int payload) {
+    boolean writePlacement(DataFrame h, int payload) {
         if (h.psn() != ePsn || payload <= 0) {
             return false;
         }
-        int msgLength = h.length();
-        long offset = h.operand1();
+        int msgLength = h.messageLength();
+        long offset = h.messageOffset();
         if (msgLength <= 0 || offset < 0 || payload > msgLength - offset) {
             return false;
         }
-        KeyTable.Entry e = remoteEntry(h.rkey(), AccessFlags.REMOTE_WRITE);
-        long base = e == null ? -1 : e.offsetOf(h.address() - offset, msgLength);
+        KeyTable.Entry e = remoteEntry(h.remoteKey(), AccessFlags.REMOTE_WRITE);
+        long base = e == null ? -1 : e.offsetOf(h.remoteAddress() - offset, msgLength);
         if (base < 0 || !e.segment.scope().isAlive()) {
             return false;
         }
@@ -627,11 +629,11 @@ final class Responder {
         int packet = peerPacketBytes > 0 ? peerPacketBytes : ownPacketBytes;
         long window = device.receiveWindowBytes(packet);
         ackAfter = ackThreshold(window, packet);
-        HeaderFlyweight h = device.txHeader();
-        h.start(TYPE_ACK, droppedOutOfOrder ? F_GO_BACK : 0, qp.peerQpn(), qp.peerToken(), psn)
-                .ackPsn(ePsn).address(0).rkey(window).immediate(0).operand1(0).operand2(syndrome);
+        AckFrame h = device.txAck();
+        h.start(TYPE_ACK, droppedOutOfOrder ? F_GO_BACK : 0, qp.peerQpn(), qp.peerToken(), psn).ackPsn(ePsn);
+        h.window(window).syndrome(syndrome);
         int bits = syndrome == SYNDROME_ACK ? writeSackBitmap(h) : 0;
-        h.length(bits);
+        h.sackBits(bits);
         device.transmit(qp, HEADER_LENGTH + sackBytes(bits), true);
         qp.countersSet().increment(Counter.ACKS_SENT);
         ackPending = false;
@@ -645,7 +647,7 @@ final class Responder {
      * It covers everything received beyond the cumulative ACK (up to the window), so every delivery
      * is reported however many holes there are. Returns the number of bits.
      */
-    private int writeSackBitmap(HeaderFlyweight h) {
+    private int writeSackBitmap(AckFrame h) {
         if (outOfOrderCount == 0) {
             return 0;
         }
@@ -663,7 +665,7 @@ final class Responder {
                     v |= 1L << b;
                 }
             }
-            h.longAt(HEADER_LENGTH + (long) w * 8, v);
+            h.sackWord(w, v);
         }
         return bits;
     }

@@ -54,6 +54,11 @@ public final class SoftDevice implements VerbsDevice {
     private final ProgressAgent agent;
     private final ConcurrentLinkedQueue<Runnable> commands = new ConcurrentLinkedQueue<>();
     private final HeaderFlyweight txHeader = new HeaderFlyweight();
+    private final DataFrame txData = new DataFrame();
+    private final AckFrame txAck = new AckFrame();
+    private final ResponseFrame txResponse = new ResponseFrame();
+    private final DataFrame rxData = new DataFrame();
+    private final AckFrame rxAck = new AckFrame();
     private final boolean portGathers;
     private final HeaderFlyweight rxHeader = new HeaderFlyweight();
     private final MemorySegment scratch8 = Arena.ofAuto().allocate(8, 8);
@@ -76,7 +81,11 @@ public final class SoftDevice implements VerbsDevice {
         this.name = config.name().isEmpty() ? "soft-" + NAMES.incrementAndGet() : config.name();
         long tick = config.timerTick().toNanos();
         this.timers = new TimerWheel(tick, 4096, System.nanoTime());
-        this.txHeader.wrap(Arena.ofAuto().allocate(port.maxPacketSize(), 64));
+        MemorySegment txBuffer = Arena.ofAuto().allocate(port.maxPacketSize(), 64);
+        this.txHeader.wrap(txBuffer);
+        this.txData.wrap(txBuffer);
+        this.txAck.wrap(txBuffer);
+        this.txResponse.wrap(txBuffer);
         this.portGathers = port.gathers();
         this.agent = group != null ? group.agent() : new ProgressAgent(name, config.busySpin(), config.maxIdlePark());
         port.onReceivable(agent::wakeup);
@@ -277,6 +286,19 @@ public final class SoftDevice implements VerbsDevice {
         return txHeader;
     }
 
+    /** The transmit buffer read as a request, an ACK or a response (one buffer, typed views). */
+    DataFrame txData() {
+        return txData;
+    }
+
+    AckFrame txAck() {
+        return txAck;
+    }
+
+    ResponseFrame txResponse() {
+        return txResponse;
+    }
+
     MemorySegment scratch8() {
         return scratch8;
     }
@@ -453,13 +475,13 @@ public final class SoftDevice implements VerbsDevice {
         c.increment(Counter.PACKETS_RECEIVED);
         c.add(Counter.BYTES_RECEIVED, length);
         if (h.type() == TYPE_ACK) {
-            qp.requester().onAckPacket(h, (int) h.operand2(), now);
+            qp.requester().onAckPacket(rxAck.wrap(packet), now);
             return;
         }
         if ((h.flags() & F_ACK) != 0) {
             qp.requester().onCumulativeAck(h.ackPsn(), now);
         }
-        qp.responder().onPacket(h, packet, length, now);
+        qp.responder().onPacket(rxData.wrap(packet), packet, length, now);
     }
 
     /**
@@ -469,7 +491,7 @@ public final class SoftDevice implements VerbsDevice {
      * anything else is declined and then arrives whole, to be handled (and counted) as usual.
      */
     private final class Placer implements PlacingPacketHandler {
-        private final HeaderFlyweight peeked = new HeaderFlyweight();
+        private final DataFrame peeked = new DataFrame();
         private MemorySegment segment;
         private long offset;
         private SoftQueuePair placedQp;
@@ -487,7 +509,7 @@ public final class SoftDevice implements VerbsDevice {
 
         @Override
         public boolean place(MemorySegment header, int length, WireAddress from) {
-            HeaderFlyweight h = peeked.wrap(header);
+            DataFrame h = peeked.wrap(header);
             if (length <= HEADER_LENGTH || h.version() != VERSION || h.type() != TYPE_WRITE) {
                 return false;
             }
