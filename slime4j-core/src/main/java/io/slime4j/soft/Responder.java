@@ -19,12 +19,11 @@ import java.lang.invoke.VarHandle;
  * cumulative ACKs with SACK blocks, delayed and piggy-backed, immediately on duplicates and holes,
  * and RNR and error NAKs. Progress agent thread only.
  */
-final class Responder {
+final class Responder implements Transmitter.PiggyBack {
     private static final VarHandle LONG_HANDLE = ValueLayout.JAVA_LONG.varHandle();
     private static final int OK = 0;
     private static final int RNR = -1;
     private static final int DROP = -2;
-    private static final int MAX_PENDING_RESPONSES = 256;
     private static final long MAX_SACK_REFRESH_NANOS = 50_000_000;
 
     private static final byte REC_NONE = 0;
@@ -54,7 +53,7 @@ final class Responder {
     private int ePsn;
     private int highestReceived;
     private int outOfOrderCount;
-    volatile long rqConsumed;
+    private volatile long rqConsumed;
     /** MSN of the message that will consume the receive at {@link #rqConsumed}. */
     private int msnExpected;
 
@@ -91,9 +90,14 @@ final class Responder {
     private long sackRefreshAt;
     private long sackRefreshNanos;
 
-    Responder(SoftQueuePair qp, SoftDevice device) {
+    private final ResponseQueue responses;
+    private final Completer completer;
+
+    Responder(SoftQueuePair qp, SoftDevice device, ResponseQueue responses, Completer completer) {
         this.qp = qp;
         this.device = device;
+        this.responses = responses;
+        this.completer = completer;
         this.windowSize = device.softConfig().sendWindow();
         this.mask = windowSize - 1;
         received = new long[windowSize / 64];
@@ -112,11 +116,16 @@ final class Responder {
         ackEvery = device.softConfig().ackEvery();
         ownPacketBytes = qp.config().mtu() + HEADER_LENGTH;
         // until the first ACK the peer assumes a window of its own: count it in the largest packets possible
-        ackAfter = ackThreshold(Requester.INITIAL_PEER_WINDOW_BYTES, device.maxPacketSize());
+        ackAfter = ackThreshold(OutboundStream.INITIAL_PEER_WINDOW_BYTES, device.maxPacketSize());
     }
 
     private int ackThreshold(long advertisedWindowBytes, int packetBytes) {
         return (int) Math.max(1, Math.min(ackEvery, advertisedWindowBytes / 2 / packetBytes));
+    }
+
+    /** Receives consumed so far (read by posting threads to see whether the receive queue is full). */
+    long receivesConsumed() {
+        return rqConsumed;
     }
 
     /** Sets the first PSN expected from the peer (at RTR). */
@@ -126,7 +135,8 @@ final class Responder {
     }
 
     /** Next PSN expected: the cumulative ACK. */
-    int expectedPsn() {
+    @Override
+    public int expectedPsn() {
         return ePsn;
     }
 
@@ -247,11 +257,11 @@ final class Responder {
             case TYPE_ATOMIC_REQ -> executeAtomic(h.ssn(), h.remoteKey(), h.remoteAddress(), h.compareAdd(),
                     h.swap(), (flags & F_CMP_SWAP) != 0);
             case TYPE_READ_RESP -> {
-                qp.requester().onReadResponse(response.wrap(packet), packet, payload, now);
+                completer.onReadResponse(response.wrap(packet), packet, payload, now);
                 yield OK;
             }
             case TYPE_ATOMIC_RESP -> {
-                qp.requester().onAtomicResponse(response.wrap(packet));
+                completer.onAtomicResponse(response.wrap(packet));
                 yield OK;
             }
             default -> DROP;
@@ -298,12 +308,12 @@ final class Responder {
                 return true;
             }
             case TYPE_READ_RESP -> {
-                qp.requester().onReadResponse(response.wrap(packet), packet, payload, now);
+                completer.onReadResponse(response.wrap(packet), packet, payload, now);
                 recState[i] = REC_PLACED;
                 return true;
             }
             case TYPE_ATOMIC_RESP -> {
-                qp.requester().onAtomicResponse(response.wrap(packet));
+                completer.onAtomicResponse(response.wrap(packet));
                 recState[i] = REC_PLACED;
                 return true;
             }
@@ -541,10 +551,10 @@ final class Responder {
                 return SYNDROME_NAK_REMOTE_ACCESS;
             }
         }
-        if (qp.requester().pendingResponses() >= MAX_PENDING_RESPONSES) {
+        if (!responses.hasRoom()) {
             return SYNDROME_NAK_INVALID_REQUEST;
         }
-        qp.requester().newReadResponse(ssn, rkey, address, length);
+        responses.addRead(ssn, rkey, address, length);
         return OK;
     }
 
@@ -557,7 +567,7 @@ final class Responder {
         if ((address & 7) != 0) {
             return SYNDROME_NAK_INVALID_REQUEST;
         }
-        if (qp.requester().pendingResponses() >= MAX_PENDING_RESPONSES) {
+        if (!responses.hasRoom()) {
             return SYNDROME_NAK_INVALID_REQUEST;
         }
         long old;
@@ -567,14 +577,15 @@ final class Responder {
         } catch (IllegalStateException | IllegalArgumentException | IndexOutOfBoundsException ex) {
             return SYNDROME_NAK_REMOTE_ACCESS;
         }
-        qp.requester().newAtomicResponse(ssn, old);
+        responses.addAtomic(ssn, old);
         return OK;
     }
 
     // ---------------------------------------------------------------- acknowledgements
 
     /** A data packet carrying the current cumulative ACK was just sent. */
-    void ackCarried() {
+    @Override
+    public void ackCarried() {
         if (outOfOrderCount == 0 && !droppedOutOfOrder) {
             ackPending = false;
             ackNow = false;

@@ -475,11 +475,11 @@ public final class SoftDevice implements VerbsDevice {
         c.increment(Counter.PACKETS_RECEIVED);
         c.add(Counter.BYTES_RECEIVED, length);
         if (h.type() == TYPE_ACK) {
-            qp.requester().onAckPacket(rxAck.wrap(packet), now);
+            qp.completer().onAckPacket(rxAck.wrap(packet), now);
             return;
         }
         if ((h.flags() & F_ACK) != 0) {
-            qp.requester().onCumulativeAck(h.ackPsn(), now);
+            qp.completer().onCumulativeAck(h.ackPsn(), now);
         }
         qp.responder().onPacket(rxData.wrap(packet), packet, length, now);
     }
