@@ -73,7 +73,6 @@ public final class SoftDevice implements VerbsDevice {
     /** Set once the agent no longer drives this device (closed, or its agent died): work then runs on the calling thread. */
     private volatile boolean detached;
     private long now;
-    private boolean placedPayload; // agent thread only
 
     private SoftDevice(WirePort port, SoftConfig config, ProgressGroup group) {
         this.port = port;
@@ -444,32 +443,75 @@ public final class SoftDevice implements VerbsDevice {
         return n;
     }
 
-    private void onPacket(MemorySegment packet, int length, WireAddress from) {
+    /** Where a datagram's header sends it: the one routing check for whole and placed datagrams. */
+    private enum Route {
+        /** To {@link #routedQp}, which is active and connected to the sender. */
+        OK,
+        /** No such queue pair, or not connected. */
+        UNKNOWN_DESTINATION,
+        /** The connection token is not the queue pair's. */
+        BAD_TOKEN,
+        /** Not from the queue pair's peer. */
+        UNKNOWN_SOURCE,
+        /** The queue pair is not (or no longer) processing packets. */
+        INACTIVE
+    }
+
+    /** The queue pair {@link #route} found; agent thread only. */
+    private SoftQueuePair routedQp;
+
+    /** Routes a well-formed header from {@code from} to its queue pair ({@link #routedQp}). */
+    private Route route(HeaderFlyweight h, WireAddress from) {
+        int qpn = h.destQpn();
+        SoftQueuePair qp = qpn > 0 && qpn <= MAX_QPS ? byQpn[qpn] : null;
+        routedQp = qp;
+        if (qp == null || qp.peerAddress() == null) {
+            return Route.UNKNOWN_DESTINATION;
+        }
+        if (h.token() != qp.localToken()) {
+            return Route.BAD_TOKEN;
+        }
+        if (!from.equals(qp.peerAddress())) {
+            return Route.UNKNOWN_SOURCE;
+        }
+        return qp.isActive() ? Route.OK : Route.INACTIVE;
+    }
+
+    /**
+     * A received datagram: checked for form, routed, counted, and handed to its queue pair's
+     * completer (ACKs) or responder (everything else). {@code placed}: the wire received its
+     * payload at the target the responder named ({@link Responder#placement}).
+     */
+    private void onPacket(MemorySegment packet, int length, WireAddress from, boolean placed) {
         HeaderFlyweight h = rxHeader.wrap(packet);
         if (!h.isWellFormed(length)) {
             counters.increment(Counter.BAD_PACKETS);
             return;
         }
-        int qpn = h.destQpn();
-        SoftQueuePair qp = qpn > 0 && qpn <= MAX_QPS ? byQpn[qpn] : null;
-        if (qp == null || qp.peerAddress() == null) {
-            counters.increment(Counter.UNKNOWN_DESTINATION);
-            return;
-        }
-        if (h.token() != qp.localToken()) {
-            qp.countersSet().increment(Counter.BAD_TOKEN);
-            return;
-        }
-        if (!from.equals(qp.peerAddress())) {
-            qp.countersSet().increment(Counter.UNKNOWN_SOURCE);
-            return;
-        }
-        if (!qp.isActive()) {
-            qp.countersSet().increment(Counter.UNKNOWN_DESTINATION);
-            if (qp.state() == QpState.ERR) {
-                qp.responder().onPacketInError(h);
+        Route route = route(h, from);
+        SoftQueuePair qp = routedQp;
+        switch (route) {
+            case OK -> {
             }
-            return;
+            case UNKNOWN_DESTINATION -> {
+                counters.increment(Counter.UNKNOWN_DESTINATION);
+                return;
+            }
+            case BAD_TOKEN -> {
+                qp.countersSet().increment(Counter.BAD_TOKEN);
+                return;
+            }
+            case UNKNOWN_SOURCE -> {
+                qp.countersSet().increment(Counter.UNKNOWN_SOURCE);
+                return;
+            }
+            case INACTIVE -> {
+                qp.countersSet().increment(Counter.UNKNOWN_DESTINATION);
+                if (qp.state() == QpState.ERR) {
+                    qp.responder().onPacketInError(h);
+                }
+                return;
+            }
         }
         CounterSet c = qp.countersSet();
         c.increment(Counter.PACKETS_RECEIVED);
@@ -481,25 +523,25 @@ public final class SoftDevice implements VerbsDevice {
         if ((h.flags() & F_ACK) != 0) {
             qp.completer().onCumulativeAck(h.ackPsn(), now);
         }
-        qp.responder().onPacket(rxData.wrap(packet), packet, length, now);
+        qp.responder().onPacket(rxData.wrap(packet), packet, length, now, placed);
     }
 
     /**
      * Receives for the device, and tells a wire that can split datagrams where an in-order RDMA
-     * write's payload goes, so that it lands at its target straight from the socket. Only what
-     * would pass every check of {@link #onPacket} and of the responder's placement is placed;
-     * anything else is declined and then arrives whole, to be handled (and counted) as usual.
+     * write's payload goes, so that it lands at its target straight from the socket. A datagram is
+     * placed only if it passes the same form and routing checks as a whole one ({@link #route})
+     * and the responder's write check; anything else is declined and then arrives whole, to be
+     * handled (and counted) as usual.
      */
     private final class Placer implements PlacingPacketHandler {
         private final DataFrame peeked = new DataFrame();
-        private MemorySegment segment;
-        private long offset;
+        /** What the responder placed (or predicted) last, and for which queue pair. */
+        private WritePlacement placement;
         private SoftQueuePair placedQp;
-        private int predictedLength;
 
         @Override
         public void onPacket(MemorySegment packet, int length, WireAddress from) {
-            SoftDevice.this.onPacket(packet, length, from);
+            SoftDevice.this.onPacket(packet, length, from, false);
         }
 
         @Override
@@ -509,23 +551,17 @@ public final class SoftDevice implements VerbsDevice {
 
         @Override
         public boolean place(MemorySegment header, int length, WireAddress from) {
-            DataFrame h = peeked.wrap(header);
-            if (length <= HEADER_LENGTH || h.version() != VERSION || h.type() != TYPE_WRITE) {
+            DataFrame d = peeked.wrap(header);
+            if (length <= HEADER_LENGTH || d.type() != TYPE_WRITE || !d.isWellFormed(length)
+                    || route(d, from) != Route.OK) {
                 return false;
             }
-            int qpn = h.destQpn();
-            SoftQueuePair qp = qpn > 0 && qpn <= MAX_QPS ? byQpn[qpn] : null;
-            if (qp == null || qp.peerAddress() == null || h.token() != qp.localToken()
-                    || !from.equals(qp.peerAddress()) || !qp.isActive()) {
+            WritePlacement p = routedQp.responder().placement(d, length - HEADER_LENGTH);
+            if (p == null) {
                 return false;
             }
-            Responder r = qp.responder();
-            if (!r.writePlacement(h, length - HEADER_LENGTH)) {
-                return false;
-            }
-            segment = r.placementSegment();
-            offset = r.placementOffset();
-            placedQp = qp;
+            placement = p;
+            placedQp = routedQp;
             return true;
         }
 
@@ -533,52 +569,42 @@ public final class SoftDevice implements VerbsDevice {
         @Override
         public boolean predictNext() {
             SoftQueuePair qp = placedQp;
-            if (qp == null || !qp.isActive() || !qp.responder().predictNextWrite()) {
+            WritePlacement p = qp == null || !qp.isActive() ? null : qp.responder().predictNext();
+            if (p == null) {
                 return false;
             }
-            segment = qp.responder().placementSegment();
-            offset = qp.responder().placementOffset();
-            predictedLength = qp.responder().predictedPayloadLength();
+            placement = p;
             return true;
         }
 
         @Override
         public int predictedPayloadLength() {
-            return predictedLength;
+            return placement.length();
         }
 
         /** Whether the packet is one {@link #place} accepts for exactly the predicted place. */
         @Override
         public boolean confirm(MemorySegment header, int length, WireAddress from) {
-            MemorySegment predictedSegment = segment;
-            long predictedOffset = offset;
-            return place(header, length, from) && segment == predictedSegment && offset == predictedOffset;
+            MemorySegment predictedSegment = placement.segment();
+            long predictedOffset = placement.offset();
+            return place(header, length, from) && placement.segment() == predictedSegment
+                    && placement.offset() == predictedOffset;
         }
 
         @Override
         public MemorySegment placementSegment() {
-            return segment;
+            return placement.segment();
         }
 
         @Override
         public long placementOffset() {
-            return offset;
+            return placement.offset();
         }
 
         @Override
         public void onPlacedPacket(MemorySegment packet, int length, WireAddress from) {
-            placedPayload = true;
-            try {
-                SoftDevice.this.onPacket(packet, length, from);
-            } finally {
-                placedPayload = false;
-            }
+            SoftDevice.this.onPacket(packet, length, from, true);
         }
-    }
-
-    /** Whether the packet being handled had its payload placed by the wire already. */
-    boolean placedPayload() {
-        return placedPayload;
     }
 
     @Override
