@@ -66,13 +66,13 @@ final class AckSender {
     private void send(int syndrome, int psn) {
         int packet = scheduler.packetBytes();
         long window = device.receiveWindowBytes(packet);
-        AckFrame ack = device.txAck();
+        AckFrame ack = device.output().ack();
         ack.start(TYPE_ACK, scheduler.goBack() ? F_GO_BACK : 0, qp.peerQpn(), qp.peerToken(), psn)
                 .ackPsn(inbound.expectedPsn());
         ack.window(window).syndrome(syndrome);
         int bits = syndrome == SYNDROME_ACK ? inbound.writeSack(ack, MAX_SACK_BITS) : 0;
         ack.sackBits(bits);
-        device.transmit(qp, HEADER_LENGTH + sackBytes(bits), true);
+        device.output().send(qp, HEADER_LENGTH + sackBytes(bits), true);
         counters.increment(Counter.ACKS_SENT);
         scheduler.onSent(window, packet);
     }

@@ -11,8 +11,6 @@ import io.slime4j.verbs.QpState;
 import io.slime4j.verbs.QueuePair;
 import io.slime4j.verbs.VerbsDevice;
 import io.slime4j.verbs.VerbsException;
-import io.slime4j.wire.PacketHandler;
-import io.slime4j.wire.PlacingPacketHandler;
 import io.slime4j.wire.Wire;
 import io.slime4j.wire.WireAddress;
 import io.slime4j.wire.WirePort;
@@ -42,7 +40,7 @@ public final class SoftDevice implements VerbsDevice {
     private static final Logger LOG = LoggerFactory.getLogger(SoftDevice.class);
     private static final AtomicInteger NAMES = new AtomicInteger();
     private static final int RECEIVE_BATCH = 256;
-    private static final int MAX_QPS = 1 << 16;
+    static final int MAX_QPS = 1 << 16;
     private static final long QUIESCENCE_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(5);
 
     private final String name;
@@ -51,44 +49,40 @@ public final class SoftDevice implements VerbsDevice {
     private final KeyTable keyTable = new KeyTable();
     private final CounterSet counters = new CounterSet(null);
     private final TimerWheel timers;
+    private final PacketOutput output;
     private final ProgressAgent agent;
     private final ConcurrentLinkedQueue<Runnable> commands = new ConcurrentLinkedQueue<>();
-    private final HeaderFlyweight txHeader = new HeaderFlyweight();
-    private final DataFrame txData = new DataFrame();
-    private final AckFrame txAck = new AckFrame();
-    private final ResponseFrame txResponse = new ResponseFrame();
-    private final DataFrame rxData = new DataFrame();
-    private final AckFrame rxAck = new AckFrame();
-    private final boolean portGathers;
-    private final HeaderFlyweight rxHeader = new HeaderFlyweight();
     private final MemorySegment scratch8 = Arena.ofAuto().allocate(8, 8);
-    private final PacketHandler packetHandler = new Placer();
     private final TimerWheel.Handler timeoutHandler =
             (t, now) -> ((SendSegment) t).owner.onTimeout((SendSegment) t, now);
     private volatile SoftQueuePair[] queuePairs = new SoftQueuePair[0];
     private final SoftQueuePair[] byQpn = new SoftQueuePair[MAX_QPS + 1];
+    private final PacketDispatcher dispatcher = new PacketDispatcher(byQpn, counters);
     private int nextQpn = 1;
     private final JmxCounters jmx;
     private volatile boolean closed;
     /** Set once the agent no longer drives this device (closed, or its agent died): work then runs on the calling thread. */
     private volatile boolean detached;
-    private long now;
 
     private SoftDevice(WirePort port, SoftConfig config, ProgressGroup group) {
+        this(port, config, group, true);
+    }
+
+    /** {@code driven}: attached to a progress agent; else the caller drives {@link #doWork} itself. */
+    private SoftDevice(WirePort port, SoftConfig config, ProgressGroup group, boolean driven) {
         this.port = port;
         this.config = config;
         this.name = config.name().isEmpty() ? "soft-" + NAMES.incrementAndGet() : config.name();
         long tick = config.timerTick().toNanos();
         this.timers = new TimerWheel(tick, 4096, System.nanoTime());
-        MemorySegment txBuffer = Arena.ofAuto().allocate(port.maxPacketSize(), 64);
-        this.txHeader.wrap(txBuffer);
-        this.txData.wrap(txBuffer);
-        this.txAck.wrap(txBuffer);
-        this.txResponse.wrap(txBuffer);
-        this.portGathers = port.gathers();
+        this.output = new PacketOutput(port);
         this.agent = group != null ? group.agent() : new ProgressAgent(name, config.busySpin(), config.maxIdlePark());
         port.onReceivable(agent::wakeup);
         this.jmx = JmxCounters.register(counters, "io.slime4j:type=SoftDevice,name=" + JmxCounters.quote(name));
+        if (!driven) {
+            detached = true; // no thread: commands run on their callers, the caller runs the duty cycle
+            return;
+        }
         try {
             agent.attach(this);
         } catch (RuntimeException e) {
@@ -98,6 +92,14 @@ public final class SoftDevice implements VerbsDevice {
             throw e;
         }
         LOG.debug("device {} open at {}", name, port.localAddress().text());
+    }
+
+    /**
+     * Opens a device that no progress thread drives: its owner calls {@link #doWork} with a clock
+     * of its own (tests that move time by assignment). Not for production use.
+     */
+    static SoftDevice openUndriven(WirePort port, SoftConfig config) {
+        return new SoftDevice(port, config, null, false);
     }
 
     /** Opens a device on an already bound port; the device owns and closes the port. */
@@ -265,6 +267,11 @@ public final class SoftDevice implements VerbsDevice {
 
     // ---------------------------------------------------------------- engine services
 
+    /** The transmit buffer and the send path of the device's port. */
+    PacketOutput output() {
+        return output;
+    }
+
     SoftConfig softConfig() {
         return config;
     }
@@ -281,22 +288,6 @@ public final class SoftDevice implements VerbsDevice {
         return timers;
     }
 
-    HeaderFlyweight txHeader() {
-        return txHeader;
-    }
-
-    /** The transmit buffer read as a request, an ACK or a response (one buffer, typed views). */
-    DataFrame txData() {
-        return txData;
-    }
-
-    AckFrame txAck() {
-        return txAck;
-    }
-
-    ResponseFrame txResponse() {
-        return txResponse;
-    }
 
     MemorySegment scratch8() {
         return scratch8;
@@ -359,39 +350,8 @@ public final class SoftDevice implements VerbsDevice {
         return port.maxPacketSize();
     }
 
-    /** Sends the packet built in the transmit buffer to {@code qp}'s peer. */
-    void transmit(SoftQueuePair qp, int length, boolean priority) {
-        if (port.send(qp.peerAddress(), txHeader.segment(), length, priority)) {
-            CounterSet c = qp.countersSet();
-            c.increment(Counter.PACKETS_SENT);
-            c.add(Counter.BYTES_SENT, length);
-        } else {
-            qp.countersSet().increment(Counter.SEND_DROPS);
-        }
-    }
 
-    /** Whether the port sends a header and a payload from registered memory without copying. */
-    boolean portGathers() {
-        return portGathers;
-    }
 
-    /**
-     * Sends the header built in the transmit buffer ({@code headerLength} bytes) followed by
-     * {@code payloadLength} bytes of {@code payload} from {@code payloadOffset}, gathered by the
-     * port, to {@code qp}'s peer.
-     */
-    void transmit(SoftQueuePair qp, int headerLength, MemorySegment payload, long payloadOffset, int payloadLength,
-                  boolean priority) {
-        int length = headerLength + payloadLength;
-        if (port.send(qp.peerAddress(), txHeader.segment(), headerLength, payload, payloadOffset, payloadLength,
-                priority)) {
-            CounterSet c = qp.countersSet();
-            c.increment(Counter.PACKETS_SENT);
-            c.add(Counter.BYTES_SENT, length);
-        } else {
-            qp.countersSet().increment(Counter.SEND_DROPS);
-        }
-    }
 
     /** The agent is dying of an Error: fail every queue pair so that nothing waits for ever. */
     void onAgentDeath() {
@@ -423,9 +383,9 @@ public final class SoftDevice implements VerbsDevice {
 
     /** One duty cycle: commands, received packets, timers, then every queue pair. */
     int doWork(long nowNanos) {
-        this.now = nowNanos;
+        dispatcher.now(nowNanos);
         int work = runCommands();
-        work += port.receive(packetHandler, RECEIVE_BATCH);
+        work += port.receive(dispatcher, RECEIVE_BATCH);
         work += timers.poll(nowNanos, timeoutHandler);
         for (SoftQueuePair qp : queuePairs) {
             work += qp.doWork(nowNanos);
@@ -441,170 +401,6 @@ public final class SoftDevice implements VerbsDevice {
             n++;
         }
         return n;
-    }
-
-    /** Where a datagram's header sends it: the one routing check for whole and placed datagrams. */
-    private enum Route {
-        /** To {@link #routedQp}, which is active and connected to the sender. */
-        OK,
-        /** No such queue pair, or not connected. */
-        UNKNOWN_DESTINATION,
-        /** The connection token is not the queue pair's. */
-        BAD_TOKEN,
-        /** Not from the queue pair's peer. */
-        UNKNOWN_SOURCE,
-        /** The queue pair is not (or no longer) processing packets. */
-        INACTIVE
-    }
-
-    /** The queue pair {@link #route} found; agent thread only. */
-    private SoftQueuePair routedQp;
-
-    /** Routes a well-formed header from {@code from} to its queue pair ({@link #routedQp}). */
-    private Route route(HeaderFlyweight h, WireAddress from) {
-        int qpn = h.destQpn();
-        SoftQueuePair qp = qpn > 0 && qpn <= MAX_QPS ? byQpn[qpn] : null;
-        routedQp = qp;
-        if (qp == null || qp.peerAddress() == null) {
-            return Route.UNKNOWN_DESTINATION;
-        }
-        if (h.token() != qp.localToken()) {
-            return Route.BAD_TOKEN;
-        }
-        if (!from.equals(qp.peerAddress())) {
-            return Route.UNKNOWN_SOURCE;
-        }
-        return qp.isActive() ? Route.OK : Route.INACTIVE;
-    }
-
-    /**
-     * A received datagram: checked for form, routed, counted, and handed to its queue pair's
-     * completer (ACKs) or responder (everything else). {@code placed}: the wire received its
-     * payload at the target the responder named ({@link Responder#placement}).
-     */
-    private void onPacket(MemorySegment packet, int length, WireAddress from, boolean placed) {
-        HeaderFlyweight h = rxHeader.wrap(packet);
-        if (!h.isWellFormed(length)) {
-            counters.increment(Counter.BAD_PACKETS);
-            return;
-        }
-        Route route = route(h, from);
-        SoftQueuePair qp = routedQp;
-        switch (route) {
-            case OK -> {
-            }
-            case UNKNOWN_DESTINATION -> {
-                counters.increment(Counter.UNKNOWN_DESTINATION);
-                return;
-            }
-            case BAD_TOKEN -> {
-                qp.countersSet().increment(Counter.BAD_TOKEN);
-                return;
-            }
-            case UNKNOWN_SOURCE -> {
-                qp.countersSet().increment(Counter.UNKNOWN_SOURCE);
-                return;
-            }
-            case INACTIVE -> {
-                qp.countersSet().increment(Counter.UNKNOWN_DESTINATION);
-                if (qp.state() == QpState.ERR) {
-                    qp.responder().onPacketInError(h);
-                }
-                return;
-            }
-        }
-        CounterSet c = qp.countersSet();
-        c.increment(Counter.PACKETS_RECEIVED);
-        c.add(Counter.BYTES_RECEIVED, length);
-        if (h.type() == TYPE_ACK) {
-            qp.completer().onAckPacket(rxAck.wrap(packet), now);
-            return;
-        }
-        if ((h.flags() & F_ACK) != 0) {
-            qp.completer().onCumulativeAck(h.ackPsn(), now);
-        }
-        qp.responder().onPacket(rxData.wrap(packet), packet, length, now, placed);
-    }
-
-    /**
-     * Receives for the device, and tells a wire that can split datagrams where an in-order RDMA
-     * write's payload goes, so that it lands at its target straight from the socket. A datagram is
-     * placed only if it passes the same form and routing checks as a whole one ({@link #route})
-     * and the responder's write check; anything else is declined and then arrives whole, to be
-     * handled (and counted) as usual.
-     */
-    private final class Placer implements PlacingPacketHandler {
-        private final DataFrame peeked = new DataFrame();
-        /** What the responder placed (or predicted) last, and for which queue pair. */
-        private WritePlacement placement;
-        private SoftQueuePair placedQp;
-
-        @Override
-        public void onPacket(MemorySegment packet, int length, WireAddress from) {
-            SoftDevice.this.onPacket(packet, length, from, false);
-        }
-
-        @Override
-        public int headerLength() {
-            return HEADER_LENGTH;
-        }
-
-        @Override
-        public boolean place(MemorySegment header, int length, WireAddress from) {
-            DataFrame d = peeked.wrap(header);
-            if (length <= HEADER_LENGTH || d.type() != TYPE_WRITE || !d.isWellFormed(length)
-                    || route(d, from) != Route.OK) {
-                return false;
-            }
-            WritePlacement p = routedQp.responder().placement(d, length - HEADER_LENGTH);
-            if (p == null) {
-                return false;
-            }
-            placement = p;
-            placedQp = routedQp;
-            return true;
-        }
-
-        /** The rest of the write in progress: its next packet goes right after this one. */
-        @Override
-        public boolean predictNext() {
-            SoftQueuePair qp = placedQp;
-            WritePlacement p = qp == null || !qp.isActive() ? null : qp.responder().predictNext();
-            if (p == null) {
-                return false;
-            }
-            placement = p;
-            return true;
-        }
-
-        @Override
-        public int predictedPayloadLength() {
-            return placement.length();
-        }
-
-        /** Whether the packet is one {@link #place} accepts for exactly the predicted place. */
-        @Override
-        public boolean confirm(MemorySegment header, int length, WireAddress from) {
-            MemorySegment predictedSegment = placement.segment();
-            long predictedOffset = placement.offset();
-            return place(header, length, from) && placement.segment() == predictedSegment
-                    && placement.offset() == predictedOffset;
-        }
-
-        @Override
-        public MemorySegment placementSegment() {
-            return placement.segment();
-        }
-
-        @Override
-        public long placementOffset() {
-            return placement.offset();
-        }
-
-        @Override
-        public void onPlacedPacket(MemorySegment packet, int length, WireAddress from) {
-            SoftDevice.this.onPacket(packet, length, from, true);
-        }
     }
 
     @Override

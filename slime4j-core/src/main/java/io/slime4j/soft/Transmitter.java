@@ -44,9 +44,10 @@ final class Transmitter {
 
     /** Builds the packet of {@code s} and sends it; false if a local memory error failed its request. */
     boolean transmit(SendSegment s, long now, boolean retransmission) {
-        HeaderFlyweight h = device.txHeader();
-        DataFrame d = device.txData();
-        ResponseFrame r = device.txResponse();
+        PacketOutput out = device.output();
+        HeaderFlyweight h = out.header();
+        DataFrame d = out.data();
+        ResponseFrame r = out.response();
         MemorySegment buf = h.segment();
         int flags = s.flags | F_ACK;
         if (!progress.readAtomicUnacked) {
@@ -63,7 +64,7 @@ final class Transmitter {
                 switch (s.type) {
                     case TYPE_SEND, TYPE_WRITE -> {
                         d.remoteAddress(w.remoteAddress + s.msgOffset).messageOffset(s.msgOffset).msn(w.msn);
-                        if (w.numSge == 1 && s.payloadLength > 0 && device.portGathers()) {
+                        if (w.numSge == 1 && s.payloadLength > 0 && out.gathers()) {
                             KeyTable.Entry e = w.sgeSegment[0];
                             if (!e.valid || !e.segment.scope().isAlive()) {
                                 throw new IllegalStateException("region deregistered or freed");
@@ -83,7 +84,7 @@ final class Transmitter {
                 r.ssn(j.ssn).readLength(j.length).readOffset(s.msgOffset);
                 if (j.atomic) {
                     r.atomicValue(j.atomicValue);
-                } else if (s.payloadLength > 0 && j.status == null && device.portGathers()) {
+                } else if (s.payloadLength > 0 && j.status == null && out.gathers()) {
                     // the response's payload leaves straight from the registered region
                     KeyTable.Entry e = device.keyTable().byRemoteKey(j.remoteKey);
                     long off = e == null ? -1 : e.offsetOf(j.address + s.msgOffset, s.payloadLength);
@@ -120,9 +121,9 @@ final class Transmitter {
         // this stream is in flight before it: otherwise it would overtake and look like a loss
         boolean priority = length <= tinyMessageSize && s.psn == stream.una();
         if (gatherFrom != null) {
-            device.transmit(qp, HEADER_LENGTH, gatherFrom, gatherOffset, s.payloadLength, priority);
+            out.send(qp, HEADER_LENGTH, gatherFrom, gatherOffset, s.payloadLength, priority);
         } else {
-            device.transmit(qp, length, priority);
+            out.send(qp, length, priority);
         }
         piggyBack.ackCarried();
         return true;
