@@ -2,7 +2,6 @@ package io.slime4j.soft;
 
 import static io.slime4j.soft.HeaderFlyweight.*;
 
-import io.slime4j.verbs.Counter;
 
 /**
  * Sends the receiving side's ACKs and NAKs: builds an {@link AckFrame} with the cumulative ACK,
@@ -42,12 +41,12 @@ final class AckSender {
     /** Refuses the packet of {@code psn} with the NAK {@code verdict} calls for. */
     void nak(int psn, Verdict verdict) {
         if (verdict == Verdict.RNR) {
-            counters.increment(Counter.RNR_NAKS_SENT);
+            counters.increment(SoftCounter.RNR_NAKS_SENT);
         } else {
             errorNakValid = true;
             errorNakPsn = psn;
             errorNakSyndrome = verdict.syndrome;
-            counters.increment(Counter.NAKS_SENT);
+            counters.increment(SoftCounter.NAKS_SENT);
         }
         send(verdict.syndrome, psn);
     }
@@ -73,7 +72,7 @@ final class AckSender {
         int bits = syndrome == SYNDROME_ACK ? inbound.writeSack(ack, MAX_SACK_BITS) : 0;
         ack.sackBits(bits);
         device.output().send(qp, HEADER_LENGTH + sackBytes(bits), true);
-        counters.increment(Counter.ACKS_SENT);
+        counters.increment(SoftCounter.ACKS_SENT);
         scheduler.onSent(window, packet);
     }
 }

@@ -2,7 +2,6 @@ package io.slime4j.soft;
 
 import static io.slime4j.soft.HeaderFlyweight.*;
 
-import io.slime4j.verbs.Counter;
 import io.slime4j.verbs.Opcode;
 import io.slime4j.verbs.QpConfig;
 import io.slime4j.verbs.WcStatus;
@@ -81,7 +80,7 @@ final class Completer implements SendSegment.Owner {
     }
 
     private void onRnrNak(int psn, long now) {
-        counters.increment(Counter.RNR_NAKS_RECEIVED);
+        counters.increment(SoftCounter.RNR_NAKS_RECEIVED);
         if (!stream.inWindow(psn) || progress.halted || (progress.rnrWaiting && psn == progress.rnrPsn)) {
             return; // stale, or a duplicate of the NAK we are already waiting out
         }
@@ -106,7 +105,7 @@ final class Completer implements SendSegment.Owner {
     }
 
     private void onErrorNak(int psn, int syndrome, long now) {
-        counters.increment(Counter.NAKS_RECEIVED);
+        counters.increment(SoftCounter.NAKS_RECEIVED);
         if (!stream.inWindow(psn)) {
             return;
         }
@@ -137,7 +136,7 @@ final class Completer implements SendSegment.Owner {
         }
         SendWqe w = qp.sendWqe(progress.sqCompleted);
         if (w.started && w.acked && !w.responseDone && now - w.responseProgressNanos > responseTimeoutNanos) {
-            counters.increment(Counter.TIMEOUTS);
+            counters.increment(SoftCounter.TIMEOUTS);
             fail(WcStatus.RETRY_EXC_ERR);
         }
     }
@@ -148,7 +147,7 @@ final class Completer implements SendSegment.Owner {
     void onReadResponse(ResponseFrame r, MemorySegment packet, int payloadLength, long now) {
         SendWqe w = responseTarget(r.ssn(), Opcode.RDMA_READ);
         if (w == null) {
-            counters.increment(Counter.BAD_PACKETS);
+            counters.increment(SoftCounter.BAD_PACKETS);
             return;
         }
         if (r.isError()) {
@@ -158,7 +157,7 @@ final class Completer implements SendSegment.Owner {
         }
         long offset = r.readOffset();
         if (offset < 0 || payloadLength > w.length - w.responseBytes || offset > w.length - payloadLength) {
-            counters.increment(Counter.BAD_PACKETS);
+            counters.increment(SoftCounter.BAD_PACKETS);
             return;
         }
         try {
@@ -177,7 +176,7 @@ final class Completer implements SendSegment.Owner {
     void onAtomicResponse(ResponseFrame r) {
         SendWqe w = responseTarget(r.ssn(), null);
         if (w == null || !w.opcode.isAtomic()) {
-            counters.increment(Counter.BAD_PACKETS);
+            counters.increment(SoftCounter.BAD_PACKETS);
             return;
         }
         if (r.isError()) {

@@ -3,7 +3,6 @@ package io.slime4j.soft;
 import static io.slime4j.soft.HeaderFlyweight.F_LAST;
 import static io.slime4j.soft.HeaderFlyweight.before;
 
-import io.slime4j.verbs.Counter;
 
 /**
  * Finds out what of the {@link OutboundStream} was delivered and what was lost, and queues the
@@ -82,7 +81,7 @@ final class LossRecovery {
         if (before(ackPsn, una) || before(stream.nxt(), ackPsn) || ackPsn == una) {
             return false; // old (reordered), beyond what we sent, or nothing new
         }
-        counters.increment(Counter.ACKS_RECEIVED);
+        counters.increment(SoftCounter.ACKS_RECEIVED);
         int newly = 0;
         for (int psn = una; psn != ackPsn; psn++) {
             SendSegment s = stream.at(psn);
@@ -215,7 +214,7 @@ final class LossRecovery {
                     && (isLost(s, now, reorderWindow) || (goBack && now - s.sentAt > rtt.srtt()))) {
                 stream.leavePipe(s);
                 stream.queueRetransmit(s);
-                counters.increment(Counter.FAST_RETRANSMITS);
+                counters.increment(SoftCounter.FAST_RETRANSMITS);
                 any = true;
             }
         }
@@ -289,7 +288,7 @@ final class LossRecovery {
             }
             s.sacked = false; // SACKed, yet still not executed a whole timeout later: send it again
         }
-        counters.increment(Counter.TIMEOUTS);
+        counters.increment(SoftCounter.TIMEOUTS);
         // The retry budget is spent by the oldest unacknowledged segment only: later ones may be
         // waiting behind it, and their timeouts say nothing about the peer (as in InfiniBand, where
         // the retry counter resets whenever the stream makes progress).

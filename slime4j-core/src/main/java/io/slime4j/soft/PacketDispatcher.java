@@ -78,7 +78,7 @@ final class PacketDispatcher implements PlacingPacketHandler {
     private void dispatch(MemorySegment packet, int length, WireAddress from, boolean placed) {
         HeaderFlyweight h = rxHeader.wrap(packet);
         if (!h.isWellFormed(length)) {
-            counters.increment(Counter.BAD_PACKETS);
+            counters.increment(SoftCounter.BAD_PACKETS);
             return;
         }
         Route route = route(h, from);
@@ -87,19 +87,19 @@ final class PacketDispatcher implements PlacingPacketHandler {
             case OK -> {
             }
             case UNKNOWN_DESTINATION -> {
-                counters.increment(Counter.UNKNOWN_DESTINATION);
+                counters.increment(SoftCounter.UNKNOWN_DESTINATION);
                 return;
             }
             case BAD_TOKEN -> {
-                qp.countersSet().increment(Counter.BAD_TOKEN);
+                qp.countersSet().increment(SoftCounter.BAD_TOKEN);
                 return;
             }
             case UNKNOWN_SOURCE -> {
-                qp.countersSet().increment(Counter.UNKNOWN_SOURCE);
+                qp.countersSet().increment(SoftCounter.UNKNOWN_SOURCE);
                 return;
             }
             case INACTIVE -> {
-                qp.countersSet().increment(Counter.UNKNOWN_DESTINATION);
+                qp.countersSet().increment(SoftCounter.UNKNOWN_DESTINATION);
                 if (qp.state() == QpState.ERR) {
                     qp.responder().onPacketInError(h);
                 }

@@ -77,7 +77,7 @@ final class PacketOutput {
             c.increment(Counter.PACKETS_SENT);
             c.add(Counter.BYTES_SENT, length);
         } else {
-            c.increment(Counter.SEND_DROPS);
+            c.increment(SoftCounter.SEND_DROPS);
         }
     }
 }

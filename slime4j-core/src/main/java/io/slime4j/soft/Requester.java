@@ -2,7 +2,6 @@ package io.slime4j.soft;
 
 import static io.slime4j.soft.HeaderFlyweight.*;
 
-import io.slime4j.verbs.Counter;
 import io.slime4j.verbs.Opcode;
 import io.slime4j.verbs.QpConfig;
 import io.slime4j.verbs.WcStatus;
@@ -217,7 +216,7 @@ final class Requester {
                 // timeouts keep spending the retry budget while the peer is silent
                 device.timers().schedule(s, now + loss.backoff(s.retries));
             }
-            counters.increment(Counter.RETRANSMITS);
+            counters.increment(SoftCounter.RETRANSMITS);
             sent++;
         }
         return sent;

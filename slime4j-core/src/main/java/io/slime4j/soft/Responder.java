@@ -2,7 +2,6 @@ package io.slime4j.soft;
 
 import static io.slime4j.soft.HeaderFlyweight.*;
 
-import io.slime4j.verbs.Counter;
 
 import java.lang.foreign.MemorySegment;
 
@@ -86,10 +85,10 @@ final class Responder implements Transmitter.PiggyBack {
             case IN_ORDER -> onInOrder(d, packet, payload, now, placed);
             case AHEAD -> onAhead(d, packet, payload, now);
             case DUPLICATE -> {
-                counters.increment(Counter.DUPLICATES);
+                counters.increment(SoftCounter.DUPLICATES);
                 acks.onDuplicate();
             }
-            case OUT_OF_WINDOW -> counters.increment(Counter.OUT_OF_WINDOW);
+            case OUT_OF_WINDOW -> counters.increment(SoftCounter.OUT_OF_WINDOW);
         }
     }
 
@@ -113,7 +112,7 @@ final class Responder implements Transmitter.PiggyBack {
     }
 
     private void onAhead(DataFrame d, MemorySegment packet, int payload, long now) {
-        counters.increment(Counter.OUT_OF_ORDER);
+        counters.increment(SoftCounter.OUT_OF_ORDER);
         if (!hold(d, packet, payload, now)) {
             acks.onDroppedAhead();
             return;
@@ -236,7 +235,7 @@ final class Responder implements Transmitter.PiggyBack {
     }
 
     private Verdict badPacket() {
-        counters.increment(Counter.BAD_PACKETS);
+        counters.increment(SoftCounter.BAD_PACKETS);
         return Verdict.DROP;
     }
 

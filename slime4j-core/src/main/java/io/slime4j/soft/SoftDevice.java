@@ -3,11 +3,9 @@ package io.slime4j.soft;
 import static io.slime4j.soft.HeaderFlyweight.*;
 
 import io.slime4j.verbs.CompletionQueue;
-import io.slime4j.verbs.Counter;
 import io.slime4j.verbs.Counters;
 import io.slime4j.verbs.ProtectionDomain;
 import io.slime4j.verbs.QpConfig;
-import io.slime4j.verbs.QpState;
 import io.slime4j.verbs.QueuePair;
 import io.slime4j.verbs.VerbsDevice;
 import io.slime4j.verbs.VerbsException;
@@ -173,7 +171,7 @@ public final class SoftDevice implements VerbsDevice {
         int qpn = allocateQpn();
         SoftQueuePair qp = new SoftQueuePair(this, qpn, spd, qpConfig, scq, rcq);
         byQpn[qpn] = qp;
-        qp.registerJmx(JmxCounters.register(qp.counters(), "io.slime4j:type=QueuePair,device="
+        qp.registerJmx(JmxCounters.register(qp.countersSet(), "io.slime4j:type=QueuePair,device="
                 + JmxCounters.quote(name) + ",qpn=" + qpn));
         SoftQueuePair[] all = Arrays.copyOf(queuePairs, queuePairs.length + 1);
         all[all.length - 1] = qp;
@@ -228,6 +226,11 @@ public final class SoftDevice implements VerbsDevice {
     @Override
     public Counters counters() {
         return counters;
+    }
+
+    /** The engine's protocol counters (retransmissions, ACKs, drops...): see {@link SoftCounter}. */
+    public SoftCounters protocolCounters() {
+        return counters.soft();
     }
 
     @Override
@@ -324,25 +327,9 @@ public final class SoftDevice implements VerbsDevice {
         }
     }
 
-    /**
-     * The receive window this device advertises to each peer, in bytes of packets of
-     * {@code packetBytes} (header included; a sender counts every packet in flight as that much):
-     * its port's receive buffer, shared among its queue pairs so that all peers together cannot
-     * overrun it. The buffer holds at most half its reported size in payload (kernels report
-     * twice what was asked for), and fewer small datagrams than that: the kernel charges each
-     * datagram its true size, which below 16 KiB is a power-of-two allocation, about twice the
-     * datagram (a 4 KiB packet costs about 8.3 KiB on Linux).
-     */
+    /** The receive window this device advertises to each peer, in bytes of packets of {@code packetBytes}. */
     long receiveWindowBytes(int packetBytes) {
-        long buffer = port.receiveBufferSize();
-        long packets = Math.min(buffer / 2 / packetBytes, buffer / datagramCost(packetBytes));
-        int n = Math.max(1, queuePairs.length);
-        return Math.max(2, packets / n) * packetBytes;
-    }
-
-    /** What a receive buffer is charged for a datagram of {@code bytes}, at most (Linux, measured on loopback). */
-    static long datagramCost(int bytes) {
-        return bytes < 16_384 ? Long.highestOneBit((bytes + 384) * 2L - 1) + 1024 : bytes + bytes / 16 + 1024;
+        return ReceiveWindow.bytes(port.receiveBufferSize(), queuePairs.length, packetBytes);
     }
 
     /** The largest datagram the port sends or receives (header included). */

@@ -1,5 +1,6 @@
 package io.slime4j.conformance;
 
+import io.slime4j.soft.SoftCounter;
 import static io.slime4j.conformance.Requests.compareSwap;
 import static io.slime4j.conformance.Requests.fetchAdd;
 import static io.slime4j.conformance.Requests.read;
@@ -355,9 +356,9 @@ public abstract class VerbsConformanceTest {
         assertCompletion(Completions.take(p.a.sendCq, "the SEND once a receive is posted"), 1, SUCCESS, WcOpcode.SEND);
         assertReceive(p.b.recvCompletion(), 7, WcOpcode.RECV, 2 * KIB, null, p.b);
         Patterns.assertPattern(rcv.segment(), 0, 2 * KIB, seed, "SEND data after RNR retries");
-        assertThat(Math.max(p.a.qpCounter(Counter.RNR_NAKS_RECEIVED), p.a.deviceCounter(Counter.RNR_NAKS_RECEIVED)))
+        assertThat(Math.max(p.a.qpCounter(SoftCounter.RNR_NAKS_RECEIVED), p.a.deviceCounter(SoftCounter.RNR_NAKS_RECEIVED)))
                 .as("RNR NAKs received by the requester (queue pair or device)").isPositive();
-        assertThat(Math.max(p.b.qpCounter(Counter.RNR_NAKS_SENT), p.b.deviceCounter(Counter.RNR_NAKS_SENT)))
+        assertThat(Math.max(p.b.qpCounter(SoftCounter.RNR_NAKS_SENT), p.b.deviceCounter(SoftCounter.RNR_NAKS_SENT)))
                 .as("RNR NAKs sent by the responder (queue pair or device)").isPositive();
     }
 
@@ -374,7 +375,7 @@ public abstract class VerbsConformanceTest {
         assertCompletion(wcs.get(1), 10, WR_FLUSH_ERR, WcOpcode.RDMA_WRITE);
         assertThat(wcs.get(0).qpn()).as("qpn of %s", wcs.get(0)).isEqualTo(p.a.qp.qpn());
         Completions.awaitState(p.a.qp, QpState.ERR);
-        assertThat(Math.max(p.a.qpCounter(Counter.RNR_NAKS_RECEIVED), p.a.deviceCounter(Counter.RNR_NAKS_RECEIVED)))
+        assertThat(Math.max(p.a.qpCounter(SoftCounter.RNR_NAKS_RECEIVED), p.a.deviceCounter(SoftCounter.RNR_NAKS_RECEIVED)))
                 .as("RNR NAKs received by the requester (queue pair or device)").isPositive();
     }
 
@@ -403,9 +404,9 @@ public abstract class VerbsConformanceTest {
         assertThat(elapsed).as("time until RETRY_EXC_ERR with ackTimeout 5 ms, retryCount 3")
                 .isLessThan(Duration.ofSeconds(5));
         Completions.awaitState(s.qp, QpState.ERR);
-        assertThat(s.qpCounter(Counter.RETRANSMITS)).as("retransmissions before giving up")
+        assertThat(s.qpCounter(SoftCounter.RETRANSMITS)).as("retransmissions before giving up")
                 .isGreaterThanOrEqualTo(retryCount);
-        assertThat(s.qpCounter(Counter.TIMEOUTS)).as("retransmit timer expiries").isPositive();
+        assertThat(s.qpCounter(SoftCounter.TIMEOUTS)).as("retransmit timer expiries").isPositive();
         Completions.assertNone(s.sendCq, Duration.ofMillis(50), "completions after every request completed once");
     }
 
@@ -728,8 +729,8 @@ public abstract class VerbsConformanceTest {
         }
         // b posts no receive: the SEND stays outstanding (RNR, retried forever), the WRITE behind it too.
         p.a.post(send(1, src, 0, KIB), write(2, src, KIB, KIB, remote, 0));
-        Completions.awaitCondition(() -> Math.max(p.a.qpCounter(Counter.RNR_NAKS_RECEIVED),
-                        p.a.deviceCounter(Counter.RNR_NAKS_RECEIVED)) > 0,
+        Completions.awaitCondition(() -> Math.max(p.a.qpCounter(SoftCounter.RNR_NAKS_RECEIVED),
+                        p.a.deviceCounter(SoftCounter.RNR_NAKS_RECEIVED)) > 0,
                 Duration.ofSeconds(10), "an RNR NAK reaching the requester");
 
         p.a.qp.modifyToError();
@@ -1335,8 +1336,8 @@ public abstract class VerbsConformanceTest {
         Patterns.assertPattern(readBack.segment(), 0, chunk, seed, "READ after the wrap");
 
         if (!faultsInjected()) {
-            assertThat(p.a.qpCounter(Counter.RETRANSMITS)).as("retransmits of a without faults").isZero();
-            assertThat(p.b.qpCounter(Counter.RETRANSMITS)).as("retransmits of b without faults").isZero();
+            assertThat(p.a.qpCounter(SoftCounter.RETRANSMITS)).as("retransmits of a without faults").isZero();
+            assertThat(p.b.qpCounter(SoftCounter.RETRANSMITS)).as("retransmits of b without faults").isZero();
         }
     }
 
@@ -1536,7 +1537,7 @@ public abstract class VerbsConformanceTest {
         // 2 ms doubling, capped at 32 times: about 254 ms in all.
         assertThat(elapsed).as("time until RETRY_EXC_ERR with ackTimeout 2 ms, retryCount 7")
                 .isLessThan(Duration.ofSeconds(5));
-        assertThat(s.qpCounter(Counter.RETRANSMITS))
+        assertThat(s.qpCounter(SoftCounter.RETRANSMITS))
                 .as("retransmissions of the single packet: retryCount 7 = 7 retries")
                 .isEqualTo(7);
         Completions.awaitState(s.qp, QpState.ERR);
@@ -1617,10 +1618,10 @@ public abstract class VerbsConformanceTest {
         }
 
         if (faultsInjected()) {
-            long retransmits = p.a.deviceCounter(Counter.RETRANSMITS) + p.b.deviceCounter(Counter.RETRANSMITS)
-                    + p.a.qpCounter(Counter.RETRANSMITS) + p.b.qpCounter(Counter.RETRANSMITS);
+            long retransmits = p.a.deviceCounter(SoftCounter.RETRANSMITS) + p.b.deviceCounter(SoftCounter.RETRANSMITS)
+                    + p.a.qpCounter(SoftCounter.RETRANSMITS) + p.b.qpCounter(SoftCounter.RETRANSMITS);
             assertThat(retransmits).as("retransmissions on a faulty wire (devices and queue pairs)").isPositive();
-            assertThat(Math.max(p.b.deviceCounter(Counter.DUPLICATES), p.b.qpCounter(Counter.DUPLICATES)))
+            assertThat(Math.max(p.b.deviceCounter(SoftCounter.DUPLICATES), p.b.qpCounter(SoftCounter.DUPLICATES)))
                     .as("duplicates seen by the receiving side on a faulty wire").isPositive();
         }
     }

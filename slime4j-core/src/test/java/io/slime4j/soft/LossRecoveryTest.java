@@ -3,7 +3,6 @@ package io.slime4j.soft;
 import static io.slime4j.soft.OutboundHarness.psn;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.slime4j.verbs.Counter;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -23,7 +22,7 @@ class LossRecoveryTest {
         assertThat(h.stream.pipe()).as("two still on the wire").isEqualTo(2);
         assertThat(h.stream.at(psn(5)).acked).isTrue();
         assertThat(h.stream.at(psn(5)).isScheduled()).as("its timer is cancelled").isFalse();
-        assertThat(h.count(Counter.ACKS_RECEIVED)).isEqualTo(1);
+        assertThat(h.count(SoftCounter.ACKS_RECEIVED)).isEqualTo(1);
         assertThat(h.congestion.window()).as("slow start: one packet per packet acked").isEqualTo(32 + 6);
     }
 
@@ -35,7 +34,7 @@ class LossRecoveryTest {
         h.loss.onAck(h.ack(9), h.now, h.responses); // beyond what was sent
 
         assertThat(h.stream.una()).isEqualTo(psn(2));
-        assertThat(h.count(Counter.ACKS_RECEIVED)).isEqualTo(1);
+        assertThat(h.count(SoftCounter.ACKS_RECEIVED)).isEqualTo(1);
     }
 
     @Test
@@ -47,7 +46,7 @@ class LossRecoveryTest {
 
         assertThat(h.stream.at(psn(1)).sacked).isTrue();
         assertThat(h.stream.pipe()).as("SACKed segments left the pipe, and so did the lost one").isZero();
-        assertThat(h.count(Counter.FAST_RETRANSMITS)).isEqualTo(1);
+        assertThat(h.count(SoftCounter.FAST_RETRANSMITS)).isEqualTo(1);
         assertThat(h.sendRetransmits()).as("exactly the hole is resent").isEqualTo(1);
         assertThat(h.stream.at(psn(0)).retransmitted).isTrue();
         assertThat(h.congestion.window()).as("halved once on loss").isEqualTo(16);
@@ -64,7 +63,7 @@ class LossRecoveryTest {
         h.send(6, 1_000); // all within 6 us
         h.loss.onAck(h.ack(0, 2, 3, 4, 5), h.now, h.responses); // 0 and 1 overtaken, not lost
 
-        assertThat(h.count(Counter.FAST_RETRANSMITS)).isZero();
+        assertThat(h.count(SoftCounter.FAST_RETRANSMITS)).isZero();
         assertThat(h.sendRetransmits()).isZero();
         h.loss.onAck(h.ack(6), h.now, h.responses);
         assertThat(h.stream.isEmpty()).isTrue();
@@ -78,10 +77,10 @@ class LossRecoveryTest {
         h.send(3, 1_000);
         h.now += 10_000;
         h.loss.onAck(h.ack(0), h.now, h.responses); // duplicate: nothing new, no SACK yet
-        assertThat(h.count(Counter.FAST_RETRANSMITS)).as("no evidence of loss yet").isZero();
+        assertThat(h.count(SoftCounter.FAST_RETRANSMITS)).as("no evidence of loss yet").isZero();
 
         h.loss.onAck(h.ack(0, 2), h.now, h.responses); // segment 2, sent 500 us after 0, arrived
-        assertThat(h.count(Counter.FAST_RETRANSMITS)).isEqualTo(1);
+        assertThat(h.count(SoftCounter.FAST_RETRANSMITS)).isEqualTo(1);
         assertThat(h.stream.at(psn(0)).queuedForRetransmit).isTrue();
         assertThat(h.stream.at(psn(1)).queuedForRetransmit).as("sent together with 2: merely reordered").isFalse();
     }
@@ -92,7 +91,7 @@ class LossRecoveryTest {
         h.now += 2_000_000; // past the initial smoothed RTT
         h.loss.onAck(h.goBack(1), h.now, h.responses);
 
-        assertThat(h.count(Counter.FAST_RETRANSMITS)).isEqualTo(3);
+        assertThat(h.count(SoftCounter.FAST_RETRANSMITS)).isEqualTo(3);
         assertThat(h.sendRetransmits()).isEqualTo(3);
     }
 
@@ -120,7 +119,7 @@ class LossRecoveryTest {
         h.sendRetransmits();
         h.now += 8 * rto + 20_000;
         assertThat(h.fireTimers()).as("retry count 3 spent").containsExactly(LossRecovery.Timeout.EXHAUSTED);
-        assertThat(h.count(Counter.TIMEOUTS)).isEqualTo(4);
+        assertThat(h.count(SoftCounter.TIMEOUTS)).isEqualTo(4);
     }
 
     @Test
@@ -155,7 +154,7 @@ class LossRecoveryTest {
         h.loss.onDutyCycle(h.now);
         assertThat(s.queuedForRetransmit).isTrue();
         assertThat(s.retries).as("the probe spends the first retry").isEqualTo(1);
-        assertThat(h.count(Counter.TIMEOUTS)).as("without a timeout").isZero();
+        assertThat(h.count(SoftCounter.TIMEOUTS)).as("without a timeout").isZero();
     }
 
     @Test

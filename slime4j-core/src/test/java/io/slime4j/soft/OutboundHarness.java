@@ -118,7 +118,7 @@ final class OutboundHarness {
         return a;
     }
 
-    long count(io.slime4j.verbs.Counter c) {
+    long count(SoftCounter c) {
         return counters.get(c);
     }
 }

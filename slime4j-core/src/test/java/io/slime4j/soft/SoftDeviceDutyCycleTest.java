@@ -90,16 +90,16 @@ class SoftDeviceDutyCycleTest {
 
         now += ACK_TIMEOUT.toNanos() / 4; // b does not run: no ACK comes back
         a.doWork(now);
-        assertThat(a.counters().get(Counter.RETRANSMITS)).as("before the RTO").isZero();
+        assertThat(a.protocolCounters().get(SoftCounter.RETRANSMITS)).as("before the RTO").isZero();
 
         now += ACK_TIMEOUT.toNanos();
         a.doWork(now);
-        assertThat(a.counters().get(Counter.TIMEOUTS)).isEqualTo(1);
-        assertThat(a.counters().get(Counter.RETRANSMITS)).isEqualTo(1);
+        assertThat(a.protocolCounters().get(SoftCounter.TIMEOUTS)).isEqualTo(1);
+        assertThat(a.protocolCounters().get(SoftCounter.RETRANSMITS)).isEqualTo(1);
 
         b.doWork(now); // the original and the copy arrive: the copy is a duplicate, answered at once
-        assertThat(b.counters().get(Counter.DUPLICATES)).isEqualTo(1);
-        assertThat(b.counters().get(Counter.ACKS_SENT)).isEqualTo(1);
+        assertThat(b.protocolCounters().get(SoftCounter.DUPLICATES)).isEqualTo(1);
+        assertThat(b.protocolCounters().get(SoftCounter.ACKS_SENT)).isEqualTo(1);
         a.doWork(now);
 
         WorkCompletion[] wc = WorkCompletion.array(4);
@@ -115,14 +115,14 @@ class SoftDeviceDutyCycleTest {
         a.doWork(now);
         b.doWork(now);
         assertThat(b.counters().get(Counter.PACKETS_RECEIVED)).isEqualTo(1);
-        assertThat(b.counters().get(Counter.ACKS_SENT)).as("a data packet back could carry it").isZero();
+        assertThat(b.protocolCounters().get(SoftCounter.ACKS_SENT)).as("a data packet back could carry it").isZero();
 
         now += SoftConfig.defaults().ackDelay().toNanos();
         b.doWork(now);
-        assertThat(b.counters().get(Counter.ACKS_SENT)).isEqualTo(1);
+        assertThat(b.protocolCounters().get(SoftCounter.ACKS_SENT)).isEqualTo(1);
         a.doWork(now);
         WorkCompletion[] wc = WorkCompletion.array(4);
         assertThat(cqA.poll(wc)).isEqualTo(1);
-        assertThat(a.counters().get(Counter.RETRANSMITS)).isZero();
+        assertThat(a.protocolCounters().get(SoftCounter.RETRANSMITS)).isZero();
     }
 }
