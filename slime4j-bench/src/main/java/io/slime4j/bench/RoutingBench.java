@@ -1,5 +1,7 @@
 package io.slime4j.bench;
 
+import io.slime4j.soft.SoftCounters;
+import io.slime4j.soft.SoftCounter;
 import io.slime4j.endpoint.EndpointConfig;
 import io.slime4j.endpoint.EndpointInfo;
 import io.slime4j.endpoint.RdmaEndpoint;
@@ -155,9 +157,9 @@ public final class RoutingBench {
             long timeouts = 0;
             long drops = 0;
             for (VerbsDevice d : devices) {
-                retransmits += d.counters().get(io.slime4j.verbs.Counter.RETRANSMITS);
-                timeouts += d.counters().get(io.slime4j.verbs.Counter.TIMEOUTS);
-                drops += d.counters().get(io.slime4j.verbs.Counter.SEND_DROPS);
+                retransmits += SoftCounters.of(d).get(SoftCounter.RETRANSMITS);
+                timeouts += SoftCounters.of(d).get(SoftCounter.TIMEOUTS);
+                drops += SoftCounters.of(d).get(SoftCounter.SEND_DROPS);
                 d.close();
             }
             System.out.printf("  %d QP(s) / %d rail(s), writer side: %d retransmitted, %d timeouts, %d send drops%n",

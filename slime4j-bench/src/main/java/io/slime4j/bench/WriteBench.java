@@ -1,5 +1,7 @@
 package io.slime4j.bench;
 
+import io.slime4j.soft.SoftCounters;
+import io.slime4j.soft.SoftCounter;
 import io.slime4j.soft.SoftConfig;
 import io.slime4j.soft.SoftDevice;
 import io.slime4j.verbs.AccessFlags;
@@ -137,8 +139,8 @@ public final class WriteBench {
         String counters() {
             return String.format("%d packets sent, %d retransmitted, %d timeouts, %d send drops (socket buffer full);"
                             + "\n  sending port: %s", device.counters().get(Counter.PACKETS_SENT),
-                    device.counters().get(Counter.RETRANSMITS), device.counters().get(Counter.TIMEOUTS),
-                    device.counters().get(Counter.SEND_DROPS), wire.ports().getFirst().stats())
+                    SoftCounters.of(device).get(SoftCounter.RETRANSMITS), SoftCounters.of(device).get(SoftCounter.TIMEOUTS),
+                    SoftCounters.of(device).get(SoftCounter.SEND_DROPS), wire.ports().getFirst().stats())
                     + "\n  receiving port: " + peerStats();
         }
 

@@ -29,15 +29,15 @@ import org.openjdk.jmh.annotations.Warmup;
 @Fork(1)
 public class HeaderFlyweightJmh {
     private Arena arena;
-    private final HeaderFlyweight header = new HeaderFlyweight();
+    private final DataFrame header = new DataFrame();
     private int psn;
 
     @Setup(Level.Trial)
     public void setUp() {
         arena = Arena.ofConfined();
         MemorySegment packet = arena.allocate(HeaderFlyweight.HEADER_LENGTH + 4096, 64);
-        header.wrap(packet).start(HeaderFlyweight.TYPE_WRITE, 0, 17, 0x1234_5678_9ABCL, 42)
-                .address(0x7f00_0000_1000L).rkey(99).length(4096);
+        header.wrap(packet).start(HeaderFlyweight.TYPE_WRITE, 0, 17, 0x1234_5678_9ABCL, 42);
+        header.remoteAddress(0x7f00_0000_1000L).remoteKey(99).messageLength(4096);
     }
 
     @TearDown(Level.Trial)
@@ -47,14 +47,14 @@ public class HeaderFlyweightJmh {
 
     @Benchmark
     public HeaderFlyweight encodeWrite() {
-        return header.start(HeaderFlyweight.TYPE_WRITE, 0, 17, 0x1234_5678_9ABCL, psn++)
-                .address(0x7f00_0000_1000L).rkey(99).length(4096);
+        header.start(HeaderFlyweight.TYPE_WRITE, 0, 17, 0x1234_5678_9ABCL, psn++);
+        return header.remoteAddress(0x7f00_0000_1000L).remoteKey(99).messageLength(4096);
     }
 
     @Benchmark
     public long decodeWrite() {
         return header.version() + header.type() + header.flags() + header.destQpn() + header.token()
-                + header.psn() + header.address() + header.rkey() + header.length();
+                + header.psn() + header.remoteAddress() + header.remoteKey() + header.messageLength();
     }
 
     @Benchmark

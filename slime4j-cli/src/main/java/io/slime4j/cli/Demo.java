@@ -1,5 +1,7 @@
 package io.slime4j.cli;
 
+import io.slime4j.soft.SoftCounters;
+import io.slime4j.soft.SoftCounter;
 import io.slime4j.soft.SoftConfig;
 import io.slime4j.soft.SoftDevice;
 import io.slime4j.verbs.AccessFlags;
@@ -95,9 +97,9 @@ final class Demo {
 
             Counters c = a.counters();
             out.printf("alice sent %d packets (%d retransmitted, %d timeouts); bob received %d, %d duplicates, %d out of order%n",
-                    c.get(Counter.PACKETS_SENT), c.get(Counter.RETRANSMITS), c.get(Counter.TIMEOUTS),
-                    b.counters().get(Counter.PACKETS_RECEIVED), b.counters().get(Counter.DUPLICATES),
-                    b.counters().get(Counter.OUT_OF_ORDER));
+                    c.get(Counter.PACKETS_SENT), SoftCounters.of(a).get(SoftCounter.RETRANSMITS), SoftCounters.of(a).get(SoftCounter.TIMEOUTS),
+                    b.counters().get(Counter.PACKETS_RECEIVED), SoftCounters.of(b).get(SoftCounter.DUPLICATES),
+                    SoftCounters.of(b).get(SoftCounter.OUT_OF_ORDER));
             return 0;
         }
     }

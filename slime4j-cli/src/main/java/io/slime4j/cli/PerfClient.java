@@ -102,7 +102,7 @@ final class PerfClient {
         cmd.put("checked", Long.toString(row.checkedBytes()));
         cmd.put("verify", Boolean.toString(plan.verify()));
         exchange(Bootstrap.Message.of(cmd));
-        long[] before = PerfEndpoints.snapshot(device.counters());
+        long[] before = PerfEndpoints.snapshot(device.protocolCounters());
 
         progress.start(row.label(), row.count());
         run(row, 0, row.warmup(), null);
@@ -136,7 +136,7 @@ final class PerfClient {
             }
             verified = true;
         }
-        long[] after = PerfEndpoints.snapshot(device.counters());
+        long[] after = PerfEndpoints.snapshot(device.protocolCounters());
         long[] counters = new long[after.length];
         for (int i = 0; i < counters.length; i++) {
             counters[i] = after[i] - before[i] + Long.parseLong(result.require(PerfEndpoints.REPORTED[i].name()));

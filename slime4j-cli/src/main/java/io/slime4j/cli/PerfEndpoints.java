@@ -3,8 +3,8 @@ package io.slime4j.cli;
 import io.slime4j.endpoint.EndpointConfig;
 import io.slime4j.soft.SoftConfig;
 import io.slime4j.soft.SoftDevice;
-import io.slime4j.verbs.Counter;
-import io.slime4j.verbs.Counters;
+import io.slime4j.soft.SoftCounter;
+import io.slime4j.soft.SoftCounters;
 import io.slime4j.wire.Wire;
 import io.slime4j.wire.udp.UdpConfig;
 import io.slime4j.wire.udp.UdpWire;
@@ -14,7 +14,7 @@ import java.net.InetAddress;
 /** What both sides of {@code perf} open: a wire, a soft device on it, and the endpoint settings. */
 final class PerfEndpoints {
     /** The transport counters every result row reports, summed over both sides. */
-    static final Counter[] REPORTED = {Counter.RETRANSMITS, Counter.DUPLICATES, Counter.TIMEOUTS};
+    static final SoftCounter[] REPORTED = {SoftCounter.RETRANSMITS, SoftCounter.DUPLICATES, SoftCounter.TIMEOUTS};
 
     private PerfEndpoints() {}
 
@@ -65,7 +65,7 @@ final class PerfEndpoints {
     }
 
     /** The reported counters of {@code counters}. */
-    static long[] snapshot(Counters counters) {
+    static long[] snapshot(SoftCounters counters) {
         long[] v = new long[REPORTED.length];
         for (int i = 0; i < v.length; i++) {
             v[i] = counters.get(REPORTED[i]);

@@ -105,7 +105,7 @@ final class PerfServer {
                         receiver = op == PerfPlan.Op.SEND || op == PerfPlan.Op.WRITE_IMM
                                 ? Receiver.start(ep, op, bytes, slots, count, Integer.parseInt(m.require("depth")), timeout)
                                 : null;
-                        before = PerfEndpoints.snapshot(device.counters());
+                        before = PerfEndpoints.snapshot(device.protocolCounters());
                         channel.send(Bootstrap.Message.of(Map.of("cmd", "ready")), timeout);
                     }
                     case "done" -> {
@@ -147,7 +147,7 @@ final class PerfServer {
                 result.put("expected", Integer.toString(Pattern.at(seed, at) & 0xFF));
             }
         }
-        long[] after = PerfEndpoints.snapshot(device.counters());
+        long[] after = PerfEndpoints.snapshot(device.protocolCounters());
         for (int i = 0; i < after.length; i++) {
             result.put(PerfEndpoints.REPORTED[i].name(), Long.toString(after[i] - before[i]));
         }

@@ -8,33 +8,59 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
- * Counters written by one thread (the progress agent) or a few (posting and polling threads) and
- * read by any. A child set also adds into its parent, so device totals are the sum of its queue
- * pairs plus device-only events.
+ * The hardware-neutral {@link Counter}s and the engine's {@link SoftCounter}s of a device or a
+ * queue pair, in one array indexed by their (disjoint) ids; written by one thread (the progress
+ * agent) or a few (posting and polling threads) and read by any. A child set also adds into its
+ * parent, so device totals are the sum of its queue pairs plus device-only events.
  */
 final class CounterSet implements Counters {
     private static final Counter[] COUNTERS = Counter.values();
+    private static final SoftCounter[] SOFT_COUNTERS = SoftCounter.values();
+    private static final int SIZE = maxId() + 1;
 
-    private final AtomicLongArray values = new AtomicLongArray(COUNTERS.length);
+    private final AtomicLongArray values = new AtomicLongArray(SIZE);
     private final CounterSet parent;
 
     CounterSet(CounterSet parent) {
         this.parent = parent;
     }
 
+    private static int maxId() {
+        int max = 0;
+        for (Counter c : COUNTERS) {
+            max = Math.max(max, c.id());
+        }
+        for (SoftCounter c : SOFT_COUNTERS) {
+            max = Math.max(max, c.id());
+        }
+        return max;
+    }
+
     void increment(Counter c) {
-        add(c, 1);
+        add(c.id(), 1);
     }
 
     void add(Counter c, long delta) {
-        values.getAndAdd(c.id(), delta);
+        add(c.id(), delta);
+    }
+
+    void increment(SoftCounter c) {
+        add(c.id(), 1);
+    }
+
+    private void add(int id, long delta) {
+        values.getAndAdd(id, delta);
         if (parent != null) {
-            parent.add(c, delta);
+            parent.add(id, delta);
         }
     }
 
     @Override
     public long get(Counter counter) {
+        return values.get(counter.id());
+    }
+
+    long get(SoftCounter counter) {
         return values.get(counter.id());
     }
 
@@ -47,15 +73,59 @@ final class CounterSet implements Counters {
         return map;
     }
 
+    private Map<SoftCounter, Long> softSnapshot() {
+        Map<SoftCounter, Long> map = new EnumMap<>(SoftCounter.class);
+        for (SoftCounter c : SOFT_COUNTERS) {
+            map.put(c, values.get(c.id()));
+        }
+        return map;
+    }
+
+    /** The protocol counters as their own read-only view. */
+    SoftCounters soft() {
+        return softView;
+    }
+
+    private final SoftCounters softView = new SoftCounters() {
+        @Override
+        public long get(SoftCounter counter) {
+            return CounterSet.this.get(counter);
+        }
+
+        @Override
+        public Map<SoftCounter, Long> snapshot() {
+            return softSnapshot();
+        }
+
+        @Override
+        public String toString() {
+            return CounterSet.this.toString();
+        }
+    };
+
     @Override
     public String toString() {
         StringBuilder sb = new StringBuilder("{");
-        for (Counter c : COUNTERS) {
-            long v = values.get(c.id());
+        for (int id = 0; id < SIZE; id++) {
+            long v = values.get(id);
             if (v != 0) {
-                sb.append(sb.length() > 1 ? ", " : "").append(c.name()).append('=').append(v);
+                sb.append(sb.length() > 1 ? ", " : "").append(name(id)).append('=').append(v);
             }
         }
         return sb.append('}').toString();
+    }
+
+    private static String name(int id) {
+        for (Counter c : COUNTERS) {
+            if (c.id() == id) {
+                return c.name();
+            }
+        }
+        for (SoftCounter c : SOFT_COUNTERS) {
+            if (c.id() == id) {
+                return c.name();
+            }
+        }
+        return "#" + id;
     }
 }

@@ -46,8 +46,13 @@ import java.nio.ByteOrder;
  * (MSN) counts the messages that consume a receive (SEND, SEND_WITH_IMM, RDMA_WRITE_WITH_IMM), so
  * that a SEND packet arriving out of order still finds the receive it lands in. Types below {@link #TYPE_ACK}
  * consume a PSN of the sender's reliable stream; ACKs do not.
+ *
+ * <p>This class reads the fields every packet has; the slots from offset 24 on mean different
+ * things per kind of packet and are read through the typed frames over the same bytes:
+ * {@link DataFrame} (requests), {@link AckFrame} (ACK/NAK) and {@link ResponseFrame} (read and
+ * atomic responses), so that a call site says {@code ack.window()}, never "the rkey slot".
  */
-final class HeaderFlyweight {
+class HeaderFlyweight {
     static final byte VERSION = 1;
     static final int HEADER_LENGTH = 64;
 
@@ -126,12 +131,12 @@ final class HeaderFlyweight {
     long token() { return segment.get(LONG, TOKEN_OFFSET); }
     int psn() { return segment.get(INT, PSN_OFFSET); }
     int ackPsn() { return segment.get(INT, ACK_PSN_OFFSET); }
-    long address() { return segment.get(LONG, ADDRESS_OFFSET); }
-    long rkey() { return segment.get(LONG, RKEY_OFFSET); }
-    int immediate() { return segment.get(INT, IMMEDIATE_OFFSET); }
-    int length() { return segment.get(INT, LENGTH_OFFSET); }
-    long operand1() { return segment.get(LONG, OPERAND1_OFFSET); }
-    long operand2() { return segment.get(LONG, OPERAND2_OFFSET); }
+
+    /** A shared slot, for the typed frames only. */
+    final int rawInt(int offset) { return segment.get(INT, offset); }
+    final long rawLong(int offset) { return segment.get(LONG, offset); }
+    final void rawInt(int offset, int v) { segment.set(INT, offset, v); }
+    final void rawLong(int offset, long v) { segment.set(LONG, offset, v); }
 
     /** Writes version and type, clears flags, and sets the routing fields. */
     HeaderFlyweight start(int type, int flags, int destQpn, long token, int psn) {
@@ -149,13 +154,6 @@ final class HeaderFlyweight {
 
     HeaderFlyweight flags(int v) { segment.set(SHORT, FLAGS_OFFSET, (short) v); return this; }
     HeaderFlyweight ackPsn(int v) { segment.set(INT, ACK_PSN_OFFSET, v); return this; }
-    HeaderFlyweight address(long v) { segment.set(LONG, ADDRESS_OFFSET, v); return this; }
-    HeaderFlyweight rkey(long v) { segment.set(LONG, RKEY_OFFSET, v); return this; }
-    HeaderFlyweight immediate(int v) { segment.set(INT, IMMEDIATE_OFFSET, v); return this; }
-    HeaderFlyweight length(int v) { segment.set(INT, LENGTH_OFFSET, v); return this; }
-    HeaderFlyweight operand1(long v) { segment.set(LONG, OPERAND1_OFFSET, v); return this; }
-    HeaderFlyweight operand2(long v) { segment.set(LONG, OPERAND2_OFFSET, v); return this; }
-
     /** Reads a 32-bit little-endian value at {@code offset} from the start of the packet. */
     int intAt(long offset) { return segment.get(INT, offset); }
     void intAt(long offset, int v) { segment.set(INT, offset, v); }
@@ -172,7 +170,7 @@ final class HeaderFlyweight {
             return false;
         }
         if (type == TYPE_ACK) {
-            int bits = length();
+            int bits = rawInt(LENGTH_OFFSET);
             return bits >= 0 && bits <= MAX_SACK_BITS && length >= HEADER_LENGTH + sackBytes(bits);
         }
         if (type == TYPE_ATOMIC_REQ) {

@@ -1,7 +1,6 @@
 package io.slime4j.soft;
 
 import io.slime4j.verbs.Counter;
-import io.slime4j.verbs.Counters;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -17,35 +16,40 @@ import javax.management.MBeanServer;
 import javax.management.ObjectName;
 
 /**
- * Exposes a set of {@link Counter}s as a read-only JMX bean, one attribute per counter (named as
- * the enum constant, described by its label). Registered under
+ * Exposes a device's or queue pair's counters as a read-only JMX bean, one attribute per
+ * {@link Counter} and per {@link SoftCounter} (named as the enum constant, described by its label). Registered under
  * {@code io.slime4j:type=SoftDevice,name=DEVICE} or
  * {@code io.slime4j:type=QueuePair,device=DEVICE,qpn=N}.
  */
 final class JmxCounters implements DynamicMBean {
     private static final Logger LOG = LoggerFactory.getLogger(JmxCounters.class);
     private static final Counter[] COUNTERS = Counter.values();
+    private static final SoftCounter[] SOFT_COUNTERS = SoftCounter.values();
     private static final MBeanInfo INFO;
 
     static {
-        MBeanAttributeInfo[] attributes = new MBeanAttributeInfo[COUNTERS.length];
+        MBeanAttributeInfo[] attributes = new MBeanAttributeInfo[COUNTERS.length + SOFT_COUNTERS.length];
         for (int i = 0; i < COUNTERS.length; i++) {
             attributes[i] = new MBeanAttributeInfo(COUNTERS[i].name(), "long", COUNTERS[i].label(),
                     true, false, false);
         }
+        for (int i = 0; i < SOFT_COUNTERS.length; i++) {
+            attributes[COUNTERS.length + i] = new MBeanAttributeInfo(SOFT_COUNTERS[i].name(), "long",
+                    SOFT_COUNTERS[i].label(), true, false, false);
+        }
         INFO = new MBeanInfo(JmxCounters.class.getName(), "slime4j transport counters", attributes, null, null, null);
     }
 
-    private final Counters counters;
+    private final CounterSet counters;
     private final ObjectName name;
 
-    private JmxCounters(Counters counters, ObjectName name) {
+    private JmxCounters(CounterSet counters, ObjectName name) {
         this.counters = counters;
         this.name = name;
     }
 
     /** Registers {@code counters} under {@code objectName}; returns null (and logs) if that fails. */
-    static JmxCounters register(Counters counters, String objectName) {
+    static JmxCounters register(CounterSet counters, String objectName) {
         try {
             ObjectName name = new ObjectName(objectName);
             MBeanServer server = ManagementFactory.getPlatformMBeanServer();
@@ -73,11 +77,17 @@ final class JmxCounters implements DynamicMBean {
 
     @Override
     public Object getAttribute(String attribute) throws AttributeNotFoundException {
-        try {
-            return counters.get(Counter.valueOf(attribute));
-        } catch (IllegalArgumentException e) {
-            throw new AttributeNotFoundException("no counter " + attribute);
+        for (Counter c : COUNTERS) {
+            if (c.name().equals(attribute)) {
+                return counters.get(c);
+            }
         }
+        for (SoftCounter c : SOFT_COUNTERS) {
+            if (c.name().equals(attribute)) {
+                return counters.get(c);
+            }
+        }
+        throw new AttributeNotFoundException("no counter " + attribute);
     }
 
     @Override

@@ -2,319 +2,296 @@ package io.slime4j.soft;
 
 import static io.slime4j.soft.HeaderFlyweight.*;
 
-import io.slime4j.verbs.AccessFlags;
-import io.slime4j.verbs.Counter;
-import io.slime4j.verbs.WcOpcode;
-import io.slime4j.verbs.WcStatus;
 
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.lang.invoke.VarHandle;
 
 /**
- * The inbound half of a queue pair: receives the peer's reliable stream. Executes packets in PSN
- * order, exactly once; places RDMA-write payloads (and responses to our own reads) at their target
- * as soon as they arrive, even out of order, and records what must still happen in order (an
- * immediate to deliver, a read or atomic to execute, an access error to report). Generates
- * cumulative ACKs with SACK blocks, delayed and piggy-backed, immediately on duplicates and holes,
- * and RNR and error NAKs. Progress agent thread only.
+ * The responding role of a queue pair (as rxe_resp.c): receives the peer's reliable stream and
+ * executes it exactly once, in PSN order. Each packet goes through a named chain of checks, each
+ * a small method returning a {@link Verdict}:
+ *
+ * <pre>
+ *   PSN ({@link InboundStream}) → op sequence → op valid → resources → length → key → execute
+ * </pre>
+ *
+ * An in-order packet runs the whole chain; one ahead of order is placed at once when it can be
+ * (RDMA-write data, SEND data into the receive its message will consume, responses to our own
+ * requests) and what must still happen in order is held in the {@link ReorderBuffer}. Refusals
+ * become RNR or error NAKs; ACKs are timed by the {@link AckScheduler} and sent by the
+ * {@link AckSender}. Reads and atomics owe responses, which go into the {@link ResponseQueue} (the
+ * requester sends them); responses to our own requests go to the {@link Completer}. The responder
+ * calls neither the requester nor anything that calls it back. Progress agent thread only.
  */
-final class Responder {
-    private static final VarHandle LONG_HANDLE = ValueLayout.JAVA_LONG.varHandle();
-    private static final int OK = 0;
-    private static final int RNR = -1;
-    private static final int DROP = -2;
-    private static final int MAX_PENDING_RESPONSES = 256;
-    private static final long MAX_SACK_REFRESH_NANOS = 50_000_000;
+final class Responder implements Transmitter.PiggyBack {
+    private final CounterSet counters;
+    private final InboundStream inbound;
+    private final ReorderBuffer held;
+    private final AckScheduler acks;
+    private final AckSender ackSender;
+    private final RemoteAccess access;
+    private final MessageReceiver receiver;
+    private final Completer completer;
+    private final WritePlacement placement = new WritePlacement();
+    /** The response packets of the peer's stream, read by their own names. */
+    private final ResponseFrame response = new ResponseFrame();
+    /** Between the steps of one packet's chain: the receive a SEND lands in, counted from the next. */
+    private int receiveIndex;
 
-    private static final byte REC_NONE = 0;
-    private static final byte REC_PLACED = 1;
-    private static final byte REC_ACTION = 2;
-
-    private final SoftQueuePair qp;
-    private final SoftDevice device;
-    private final int windowSize;
-    private final int mask;
-    private final long[] received;
-    private final byte[] recState;
-    private final byte[] recType;
-    private final short[] recFlags;
-    private final long[] recAddress;
-    private final long[] recKey;
-    private final int[] recLength;
-    private final int[] recImmediate;
-    private final long[] recOperand1;
-    private final long[] recOperand2;
-    private final long[] recSwap;
-    private final long ackDelayNanos;
-    private final int ackEvery;
-
-    private int ePsn;
-    private int highestReceived;
-    private int outOfOrderCount;
-    volatile long rqConsumed;
-    /** MSN of the message that will consume the receive at {@link #rqConsumed}. */
-    private int msnExpected;
-
-    private boolean errorNakValid;
-    private int errorNakPsn;
-    private int errorNakSyndrome;
-    private boolean ackPending;
-    private boolean ackNow;
-    private boolean droppedOutOfOrder;
-    private long ackDeadline;
-    private MemorySegment placementSegment;
-    private long placementOffset;
-    private KeyTable.Entry placedEntry;
-    private int placedPsn;
-    private long placedBase;
-    private long placedOffset;
-    private int placedPayload;
-    private int placedMsgLength;
-    private int predictedPayloadLength;
-    private int packetsSinceAck;
-    /**
-     * Packets after which an ACK goes at once: {@code ackEvery}, or fewer when half the window this
-     * side advertised is smaller, because a sender that honours the window stalls when it is full.
-     */
-    private int ackAfter;
-    /**
-     * The peer's packet size as far as seen: the largest data packet received (header included).
-     * Window and ACK threshold count in its packets, whose MTU may differ from this side's.
-     */
-    private int peerPacketBytes;
-    /** This side's packet size, counted in until a packet of the peer's arrived. */
-    private final int ownPacketBytes;
-    /** While holes exist: when to repeat the last ACK (its SACK may have been lost), and the backoff. */
-    private long sackRefreshAt;
-    private long sackRefreshNanos;
-
-    Responder(SoftQueuePair qp, SoftDevice device) {
-        this.qp = qp;
-        this.device = device;
-        this.windowSize = device.softConfig().sendWindow();
-        this.mask = windowSize - 1;
-        received = new long[windowSize / 64];
-        recState = new byte[windowSize];
-        recType = new byte[windowSize];
-        recFlags = new short[windowSize];
-        recAddress = new long[windowSize];
-        recKey = new long[windowSize];
-        recLength = new int[windowSize];
-        recImmediate = new int[windowSize];
-        recOperand1 = new long[windowSize];
-        recOperand2 = new long[windowSize];
-        recSwap = new long[windowSize];
-        ackDelayNanos = device.softConfig().ackDelay().toNanos();
-        sackRefreshNanos = 4 * ackDelayNanos;
-        ackEvery = device.softConfig().ackEvery();
-        ownPacketBytes = qp.config().mtu() + HEADER_LENGTH;
+    Responder(SoftQueuePair qp, SoftDevice device, ResponseQueue responses, Completer completer) {
+        SoftConfig config = device.softConfig();
+        this.counters = qp.countersSet();
+        this.completer = completer;
+        this.inbound = new InboundStream(config.sendWindow());
+        this.held = new ReorderBuffer(config.sendWindow());
         // until the first ACK the peer assumes a window of its own: count it in the largest packets possible
-        ackAfter = ackThreshold(Requester.INITIAL_PEER_WINDOW_BYTES, device.maxPacketSize());
-    }
-
-    private int ackThreshold(long advertisedWindowBytes, int packetBytes) {
-        return (int) Math.max(1, Math.min(ackEvery, advertisedWindowBytes / 2 / packetBytes));
+        this.acks = new AckScheduler(config.ackDelay().toNanos(), config.ackEvery(), qp.config().mtu() + HEADER_LENGTH,
+                OutboundStream.INITIAL_PEER_WINDOW_BYTES, device.maxPacketSize());
+        this.ackSender = new AckSender(qp, device, inbound, acks);
+        this.access = new RemoteAccess(device.keyTable(), qp.pd(), responses);
+        this.receiver = new MessageReceiver(qp, device.keyTable());
     }
 
     /** Sets the first PSN expected from the peer (at RTR). */
     void start(int psn) {
-        ePsn = psn;
-        highestReceived = psn;
+        inbound.start(psn);
     }
 
-    /** Next PSN expected: the cumulative ACK. */
-    int expectedPsn() {
-        return ePsn;
+    @Override
+    public int expectedPsn() {
+        return inbound.expectedPsn();
     }
 
-    // ---------------------------------------------------------------- bitmap of out-of-order arrivals
-
-    private boolean isReceived(int psn) {
-        int i = psn & mask;
-        return (received[i >>> 6] & (1L << i)) != 0;
+    @Override
+    public void ackCarried() {
+        acks.onCarried(inbound.hasHoles());
     }
 
-    private void setReceived(int psn, boolean on) {
-        int i = psn & mask;
-        if (on) {
-            received[i >>> 6] |= 1L << i;
-        } else {
-            received[i >>> 6] &= ~(1L << i);
-        }
+    /** Receives consumed so far (read by posting threads to see whether the receive queue is full). */
+    long receivesConsumed() {
+        return receiver.consumed();
     }
 
     // ---------------------------------------------------------------- packets
 
-    /** One data packet of the peer's stream (already checked for token, source and form). */
-    void onPacket(HeaderFlyweight h, MemorySegment packet, int length, long now) {
-        if (length > peerPacketBytes) {
-            peerPacketBytes = length;
-        }
-        int psn = h.psn();
-        int d = psn - ePsn;
-        if (d < 0) {
-            qp.countersSet().increment(Counter.DUPLICATES);
-            ackNow = true;
-            ackPending = true;
-            return;
-        }
-        if (d >= windowSize) {
-            qp.countersSet().increment(Counter.OUT_OF_WINDOW);
-            return;
-        }
+    /**
+     * One data packet of the peer's stream (already routed and checked for token, source and
+     * form); {@code placed} says the wire received its payload at the target already (see
+     * {@link #placement}).
+     */
+    void onPacket(DataFrame d, MemorySegment packet, int length, long now, boolean placed) {
+        acks.onPacketSize(length);
         int payload = length - HEADER_LENGTH;
-        if (d == 0) {
-            forgetRecord(psn); // executing the packet itself now (placing its data again is harmless)
-            int r = execute(h, packet, payload, now);
-            if (r == DROP) {
-                return;
+        switch (inbound.classify(d.psn())) {
+            case IN_ORDER -> onInOrder(d, packet, payload, now, placed);
+            case AHEAD -> onAhead(d, packet, payload, now);
+            case DUPLICATE -> {
+                counters.increment(SoftCounter.DUPLICATES);
+                acks.onDuplicate();
             }
-            if (r != OK) {
-                nak(psn, r);
-                return;
-            }
-            ePsn++;
-            drain(now);
-            noteArrival(now);
-            return;
-        }
-        if (isReceived(psn)) {
-            qp.countersSet().increment(Counter.DUPLICATES);
-            ackNow = true;
-            ackPending = true;
-            return;
-        }
-        qp.countersSet().increment(Counter.OUT_OF_ORDER);
-        if (!record(h, packet, payload, now)) {
-            droppedOutOfOrder = true;
-            ackNow = true;
-            ackPending = true;
-            return;
-        }
-        boolean newHole = !isReceived(psn - 1);
-        setReceived(psn, true);
-        outOfOrderCount++;
-        if (before(highestReceived, psn)) {
-            highestReceived = psn;
-        }
-        if (newHole) {
-            ackNow = true;
-        }
-        noteArrival(now);
-    }
-
-    private void noteArrival(long now) {
-        if (!ackPending) {
-            ackPending = true;
-            ackDeadline = now + ackDelayNanos;
-        }
-        if (++packetsSinceAck >= ackAfter) {
-            ackNow = true;
+            case OUT_OF_WINDOW -> counters.increment(SoftCounter.OUT_OF_WINDOW);
         }
     }
 
-    /** Drops what was recorded for {@code psn} out of order, if anything. */
-    private void forgetRecord(int psn) {
-        if (isReceived(psn)) {
-            setReceived(psn, false);
-            recState[psn & mask] = REC_NONE;
-            outOfOrderCount--;
+    private void onInOrder(DataFrame d, MemorySegment packet, int payload, long now, boolean placed) {
+        int psn = d.psn();
+        forget(psn); // executing the packet itself now (placing its data again is harmless)
+        Verdict v = check(d, payload, true);
+        if (v == Verdict.OK) {
+            v = execute(d, packet, payload, now, placed);
         }
+        if (v == Verdict.DROP) {
+            return;
+        }
+        if (v != Verdict.OK) {
+            ackSender.nak(psn, v);
+            return;
+        }
+        inbound.advance();
+        drain();
+        acks.onAccepted(now);
     }
 
-    /** Executes an in-order packet. Returns OK, RNR, DROP or a NAK syndrome. */
-    private int execute(HeaderFlyweight h, MemorySegment packet, int payload, long now) {
-        int flags = h.flags();
-        return switch (h.type()) {
-            case TYPE_SEND -> {
-                int r = placeSend(h, packet, payload, true);
-                if (r == OK && (flags & F_LAST) != 0) {
-                    completeSendMessage(h.length(), (flags & F_IMM) != 0, h.immediate());
-                }
-                yield r;
+    private void onAhead(DataFrame d, MemorySegment packet, int payload, long now) {
+        counters.increment(SoftCounter.OUT_OF_ORDER);
+        if (!hold(d, packet, payload, now)) {
+            acks.onDroppedAhead();
+            return;
+        }
+        if (inbound.markAhead(d.psn())) {
+            acks.onNewHole();
+        }
+        acks.onAccepted(now);
+    }
+
+    // ---------------------------------------------------------------- the chain of checks
+
+    /** Op sequence → op valid → resources → length → key. Out of order, refusals only drop. */
+    private Verdict check(DataFrame d, int payload, boolean inOrder) {
+        int type = d.type();
+        Verdict v = checkOpSequence(d, type, inOrder);
+        if (v == Verdict.OK) {
+            v = checkOpValid(d, type, payload);
+        }
+        if (v == Verdict.OK) {
+            v = checkResources(type, inOrder);
+        }
+        if (v == Verdict.OK) {
+            v = checkLength(d, type, inOrder);
+        }
+        if (v == Verdict.OK) {
+            v = checkKey(d, type, payload);
+        }
+        return v;
+    }
+
+    /** A SEND must belong to the message the next receive is for (in order) or a later one. */
+    private Verdict checkOpSequence(DataFrame d, int type, boolean inOrder) {
+        if (OpTable.has(type, OpTable.TO_RECEIVE)) {
+            receiveIndex = receiver.receiveIndex(d.msn());
+            if (receiveIndex < 0 || (inOrder && receiveIndex != 0)) {
+                return badPacket();
             }
-            case TYPE_WRITE -> {
-                int r = placeWrite(h, packet, payload);
-                if (r == OK && (flags & (F_LAST | F_IMM)) == (F_LAST | F_IMM)) {
-                    r = consumeForImmediate(h.immediate(), h.length());
-                }
-                yield r;
-            }
-            case TYPE_READ_REQ -> executeRead(h.operand1(), h.rkey(), h.address(), h.length());
-            case TYPE_ATOMIC_REQ -> executeAtomic(h.operand1(), h.rkey(), h.address(), h.operand2(),
-                    h.longAt(HEADER_LENGTH), (flags & F_CMP_SWAP) != 0);
-            case TYPE_READ_RESP -> {
-                qp.requester().onReadResponse(h, packet, payload, now);
-                yield OK;
-            }
-            case TYPE_ATOMIC_RESP -> {
-                qp.requester().onAtomicResponse(h);
-                yield OK;
-            }
-            default -> DROP;
+        }
+        return Verdict.OK;
+    }
+
+    /** A known kind of packet whose lengths and offsets make sense. */
+    private Verdict checkOpValid(DataFrame d, int type, int payload) {
+        if (!OpTable.has(type, OpTable.REQUEST) && !OpTable.has(type, OpTable.RESPONSE)) {
+            return Verdict.DROP;
+        }
+        if (OpTable.has(type, OpTable.REQUEST | OpTable.SEGMENTED) && !RemoteAccess.isWellFormedPart(d, payload)) {
+            return badPacket();
+        }
+        if (type == TYPE_READ_REQ && d.messageLength() < 0) {
+            return Verdict.NAK_INVALID_REQUEST;
+        }
+        return Verdict.OK;
+    }
+
+    /**
+     * A SEND needs its receive posted (else RNR in order). A WRITE_WITH_IMM's receive is taken
+     * when it executes, and a read's or atomic's room for its response too.
+     */
+    private Verdict checkResources(int type, boolean inOrder) {
+        if (OpTable.has(type, OpTable.TO_RECEIVE) && !receiver.isPosted(receiveIndex)) {
+            return inOrder ? Verdict.RNR : Verdict.DROP;
+        }
+        return Verdict.OK;
+    }
+
+    /** A SEND's message must fit its receive. */
+    private Verdict checkLength(DataFrame d, int type, boolean inOrder) {
+        if (OpTable.has(type, OpTable.TO_RECEIVE)) {
+            return receiver.checkCapacity(receiveIndex, d.messageLength(), inOrder);
+        }
+        return Verdict.OK;
+    }
+
+    /** Key, protection domain, access right and bounds of the memory a request addresses. */
+    private Verdict checkKey(DataFrame d, int type, int payload) {
+        return switch (type) {
+            case TYPE_WRITE -> switch (access.checkWrite(d, payload)) {
+                case OK, EMPTY -> Verdict.OK;
+                case MALFORMED -> badPacket();
+                case NO_ACCESS -> Verdict.NAK_REMOTE_ACCESS;
+            };
+            case TYPE_READ_REQ -> access.checkRead(d.remoteKey(), d.remoteAddress(), d.messageLength());
+            case TYPE_ATOMIC_REQ -> access.checkAtomic(d.remoteKey(), d.remoteAddress());
+            default -> Verdict.OK;
         };
     }
 
-    /** Handles an out-of-order packet; returns false if it was dropped (to be retransmitted). */
-    private boolean record(HeaderFlyweight h, MemorySegment packet, int payload, long now) {
-        int i = h.psn() & mask;
-        int flags = h.flags();
-        int type = h.type();
-        recType[i] = (byte) type;
-        recFlags[i] = (short) flags;
+    /** Executes an in-order packet that passed every check. */
+    private Verdict execute(DataFrame d, MemorySegment packet, int payload, long now, boolean placed) {
+        int flags = d.flags();
+        return switch (d.type()) {
+            case TYPE_SEND -> {
+                Verdict v = receiver.place(receiveIndex, packet, payload, d.messageOffset(), true);
+                if (v == Verdict.OK && (flags & F_LAST) != 0) {
+                    receiver.completeSend(d.messageLength(), (flags & F_IMM) != 0, d.immediate());
+                }
+                yield v;
+            }
+            case TYPE_WRITE -> {
+                Verdict v = d.messageLength() == 0 ? Verdict.OK : access.placeWrite(d, packet, payload, placed);
+                if (v == Verdict.OK && (flags & (F_LAST | F_IMM)) == (F_LAST | F_IMM)) {
+                    v = receiver.consumeForImmediate(d.immediate(), d.messageLength());
+                }
+                yield v;
+            }
+            case TYPE_READ_REQ -> access.executeRead(d.ssn(), d.remoteKey(), d.remoteAddress(), d.messageLength());
+            case TYPE_ATOMIC_REQ -> access.executeAtomic(d.ssn(), d.compareAdd(), d.swap(), (flags & F_CMP_SWAP) != 0);
+            case TYPE_READ_RESP -> {
+                completer.onReadResponse(response.wrap(packet), packet, payload, now);
+                yield Verdict.OK;
+            }
+            case TYPE_ATOMIC_RESP -> {
+                completer.onAtomicResponse(response.wrap(packet));
+                yield Verdict.OK;
+            }
+            default -> Verdict.DROP;
+        };
+    }
+
+    private Verdict badPacket() {
+        counters.increment(SoftCounter.BAD_PACKETS);
+        return Verdict.DROP;
+    }
+
+    // ---------------------------------------------------------------- ahead of order
+
+    /** Places what a packet ahead of order can place now and holds the rest; false drops it (to be resent). */
+    private boolean hold(DataFrame d, MemorySegment packet, int payload, long now) {
+        int psn = d.psn();
+        int type = d.type();
+        int flags = d.flags();
         switch (type) {
             case TYPE_WRITE -> {
                 if ((flags & F_ORDERED) != 0) {
+                    return false; // a read or atomic before it must execute first
+                }
+                Verdict v = switch (access.checkWrite(d, payload)) {
+                    case OK -> access.placeWrite(d, packet, payload, false);
+                    case EMPTY -> Verdict.OK;
+                    case MALFORMED -> badPacket();
+                    case NO_ACCESS -> Verdict.NAK_REMOTE_ACCESS;
+                };
+                if (v == Verdict.DROP) {
                     return false;
                 }
-                int r = placeWrite(h, packet, payload);
-                if (r == DROP) {
-                    return false;
-                }
-                if (r != OK) {
-                    recState[i] = REC_ACTION;
-                    recImmediate[i] = r; // the syndrome to NAK with, in order
-                    recType[i] = (byte) TYPE_ACK;
+                if (v != Verdict.OK) {
+                    held.refusal(psn, type, flags, v); // reported when its turn comes
                 } else if ((flags & (F_LAST | F_IMM)) == (F_LAST | F_IMM)) {
-                    recState[i] = REC_ACTION;
-                    recImmediate[i] = h.immediate();
-                    recLength[i] = h.length();
+                    held.completion(psn, type, flags, d.messageLength(), d.immediate());
                 } else {
-                    recState[i] = REC_PLACED;
+                    held.placed(psn, type, flags);
                 }
                 return true;
             }
             case TYPE_READ_REQ, TYPE_ATOMIC_REQ -> {
-                recState[i] = REC_ACTION;
-                recAddress[i] = h.address();
-                recKey[i] = h.rkey();
-                recLength[i] = h.length();
-                recOperand1[i] = h.operand1();
-                recOperand2[i] = h.operand2();
-                recSwap[i] = type == TYPE_ATOMIC_REQ ? h.longAt(HEADER_LENGTH) : 0;
+                held.request(d);
                 return true;
             }
             case TYPE_READ_RESP -> {
-                qp.requester().onReadResponse(h, packet, payload, now);
-                recState[i] = REC_PLACED;
+                completer.onReadResponse(response.wrap(packet), packet, payload, now);
+                held.placed(psn, type, flags);
                 return true;
             }
             case TYPE_ATOMIC_RESP -> {
-                qp.requester().onAtomicResponse(h);
-                recState[i] = REC_PLACED;
+                completer.onAtomicResponse(response.wrap(packet));
+                held.placed(psn, type, flags);
                 return true;
             }
             case TYPE_SEND -> {
-                if (placeSend(h, packet, payload, false) != OK) {
+                if (check(d, payload, false) != Verdict.OK
+                        || receiver.place(receiveIndex, packet, payload, d.messageOffset(), false) != Verdict.OK) {
                     return false;
                 }
                 if ((flags & F_LAST) != 0) {
-                    recState[i] = REC_ACTION;
-                    recLength[i] = h.length();
-                    recImmediate[i] = h.immediate();
+                    held.completion(psn, type, flags, d.messageLength(), d.immediate());
                 } else {
-                    recState[i] = REC_PLACED;
+                    held.placed(psn, type, flags);
                 }
                 return true;
             }
@@ -324,358 +301,88 @@ final class Responder {
         }
     }
 
-    /** Executes recorded packets that are now in order. */
-    private void drain(long now) {
-        while (outOfOrderCount > 0 && isReceived(ePsn)) {
-            int i = ePsn & mask;
-            int r = OK;
-            if (recState[i] == REC_ACTION) {
-                r = switch (recType[i]) {
-                    case TYPE_WRITE -> consumeForImmediate(recImmediate[i], recLength[i]);
-                    case TYPE_SEND -> {
-                        completeSendMessage(recLength[i], (recFlags[i] & F_IMM) != 0, recImmediate[i]);
-                        yield OK;
-                    }
-                    case TYPE_READ_REQ -> executeRead(recOperand1[i], recKey[i], recAddress[i], recLength[i]);
-                    case TYPE_ATOMIC_REQ -> executeAtomic(recOperand1[i], recKey[i], recAddress[i], recOperand2[i],
-                            recSwap[i], (recFlags[i] & F_CMP_SWAP) != 0);
-                    default -> recImmediate[i]; // a recorded access error
-                };
-            }
-            forgetRecord(ePsn); // executed, or refused: a refused packet must be sent again in full
-            if (r != OK) {
-                nak(ePsn, r);
+    /** Executes held packets that are now in order. */
+    private void drain() {
+        while (inbound.nextIsHeld()) {
+            int psn = inbound.expectedPsn();
+            Verdict v = held.state(psn) == ReorderBuffer.ACTION ? executeHeld(psn) : Verdict.OK;
+            forget(psn); // executed, or refused: a refused packet must be sent again in full
+            if (v != Verdict.OK) {
+                ackSender.nak(psn, v);
                 return;
             }
-            ePsn++;
+            inbound.advance();
         }
     }
 
-    // ---------------------------------------------------------------- operations
-
-    /**
-     * Places a SEND payload into the receive its message consumes (found by MSN, so out-of-order
-     * packets land too). Errors are only acted on in order; out of order they drop the packet.
-     */
-    private int placeSend(HeaderFlyweight h, MemorySegment packet, int payload, boolean inOrder) {
-        int msgLength = h.length();
-        long offset = h.operand1();
-        int k = (int) h.operand2() - msnExpected;
-        if (msgLength < 0 || offset < 0 || payload > msgLength - offset || k < 0 || (inOrder && k != 0)) {
-            return badPacket();
+    private Verdict executeHeld(int psn) {
+        Verdict error = held.error(psn);
+        if (error != null) {
+            return error;
         }
-        if (k >= qp.rqPosted() - rqConsumed) {
-            return inOrder ? RNR : DROP;
-        }
-        RecvWqe rw = qp.recvWqe(rqConsumed + k);
-        if (!rw.resolved) {
-            WcStatus err = Sgl.resolve(device.keyTable(), qp.pd(), rw.numSge, rw.sgeAddress, rw.sgeLength,
-                    rw.sgeKey, true, rw.sgeSegment, rw.sgeOffset);
-            if (err != null) {
-                return inOrder ? failReceive(rw, err, SYNDROME_NAK_REMOTE_OPERATION) : DROP;
+        return switch (held.type(psn)) {
+            case TYPE_WRITE -> receiver.consumeForImmediate(held.immediate(psn), held.length(psn));
+            case TYPE_SEND -> {
+                receiver.completeSend(held.length(psn), (held.flags(psn) & F_IMM) != 0, held.immediate(psn));
+                yield Verdict.OK;
             }
-            rw.resolved = true;
-        }
-        if (msgLength > rw.capacity) {
-            return inOrder ? failReceive(rw, WcStatus.LOC_LEN_ERR, SYNDROME_NAK_INVALID_REQUEST) : DROP;
-        }
-        try {
-            Sgl.scatter(packet, HEADER_LENGTH, payload, rw.numSge, rw.sgeSegment, rw.sgeOffset, rw.sgeLength, offset);
-        } catch (IllegalStateException | IndexOutOfBoundsException e) {
-            return inOrder ? failReceive(rw, WcStatus.LOC_PROT_ERR, SYNDROME_NAK_REMOTE_OPERATION) : DROP;
-        }
-        return OK;
-    }
-
-    /** The last packet of a SEND executed in order: its receive completes. */
-    private void completeSendMessage(int msgLength, boolean hasImmediate, int immediate) {
-        retireReceive(WcStatus.SUCCESS, WcOpcode.RECV, msgLength, hasImmediate ? immediate : 0, hasImmediate);
-        msnExpected++;
-    }
-
-    /**
-     * Completes the oldest posted receive. The slot is counted free before the completion becomes
-     * visible, so a caller may re-post from its completion without finding the queue full.
-     */
-    private void retireReceive(WcStatus status, WcOpcode opcode, int length, int immediate, boolean hasImmediate) {
-        long wrId = qp.recvWqe(rqConsumed).wrId;
-        rqConsumed++;
-        qp.completeRecv(wrId, status, opcode, length, immediate, hasImmediate);
-    }
-
-    private int badPacket() {
-        qp.countersSet().increment(Counter.BAD_PACKETS);
-        return DROP;
-    }
-
-    /** Completes the receive with a local error and fails this queue pair; returns the NAK syndrome. */
-    private int failReceive(RecvWqe rw, WcStatus status, int syndrome) {
-        retireReceive(status, WcOpcode.RECV, 0, 0, false);
-        msnExpected++;
-        qp.failResponder();
-        return syndrome;
-    }
-
-    private int consumeForImmediate(int immediate, int msgLength) {
-        if (rqConsumed == qp.rqPosted()) {
-            return RNR;
-        }
-        retireReceive(WcStatus.SUCCESS, WcOpcode.RECV_RDMA_WITH_IMM, msgLength, immediate, true);
-        msnExpected++;
-        return OK;
-    }
-
-    /** Validates and places an RDMA-write payload. */
-    private int placeWrite(HeaderFlyweight h, MemorySegment packet, int payload) {
-        int msgLength = h.length();
-        long offset = h.operand1();
-        if (msgLength < 0 || offset < 0 || payload > msgLength - offset) {
-            return badPacket();
-        }
-        if (msgLength == 0) {
-            return OK;
-        }
-        KeyTable.Entry e = remoteEntry(h.rkey(), AccessFlags.REMOTE_WRITE);
-        long base = e == null ? -1 : e.offsetOf(h.address() - offset, msgLength);
-        if (base < 0) {
-            return SYNDROME_NAK_REMOTE_ACCESS;
-        }
-        if (device.placedPayload()) {
-            return OK; // the wire received the payload at its target already (see writePlacement)
-        }
-        try {
-            MemorySegment.copy(packet, HEADER_LENGTH, e.segment, base + offset, payload);
-        } catch (IllegalStateException | IndexOutOfBoundsException ex) {
-            return SYNDROME_NAK_REMOTE_ACCESS;
-        }
-        return OK;
-    }
-
-    /**
-     * For an RDMA write packet not received yet, of which only the header is known: whether it is
-     * the next one in order and passes every check {@link #placeWrite} makes, so that the wire may
-     * receive its {@code payload} bytes at {@link #placementSegment()} from
-     * {@link #placementOffset()}. The packet then comes through {@link #onPacket} as usual, which
-     * skips the copy. Out-of-order, duplicate and bad packets are declined and arrive whole.
-     */
-    boolean writePlacement(HeaderFlyweight h, int payload) {
-        if (h.psn() != ePsn || payload <= 0) {
-            return false;
-        }
-        int msgLength = h.length();
-        long offset = h.operand1();
-        if (msgLength <= 0 || offset < 0 || payload > msgLength - offset) {
-            return false;
-        }
-        KeyTable.Entry e = remoteEntry(h.rkey(), AccessFlags.REMOTE_WRITE);
-        long base = e == null ? -1 : e.offsetOf(h.address() - offset, msgLength);
-        if (base < 0 || !e.segment.scope().isAlive()) {
-            return false;
-        }
-        placementSegment = e.segment;
-        placementOffset = base + offset;
-        placedEntry = e;
-        placedPsn = h.psn();
-        placedBase = base;
-        placedOffset = offset;
-        placedPayload = payload;
-        placedMsgLength = msgLength;
-        return true;
-    }
-
-    /**
-     * After the packet {@link #writePlacement} accepted last was executed: where the next packet of
-     * the same write will go, so that the wire may receive the next datagram there without looking
-     * at its header first. The place is the message's next {@code MTU} bytes (the sender's MTU: the
-     * size of this non-last packet), inside the message's target, whose bytes are undefined until
-     * the write completes, so a datagram that turns out to be another one does no harm there: the
-     * packet that covers those bytes has been neither executed (nothing was executed since the
-     * placed packet) nor placed ahead of order (nothing is recorded), so it will still write them.
-     * False at the end of the message, if anything else was executed since, while out-of-order
-     * packets are recorded, or if the region was deregistered meanwhile. Called right before the
-     * wire receives, so it judges the state of that moment.
-     */
-    boolean predictNextWrite() {
-        KeyTable.Entry e = placedEntry;
-        if (e == null || ePsn != placedPsn + 1 || outOfOrderCount != 0 || !e.valid
-                || !e.segment.scope().isAlive()) {
-            return false;
-        }
-        long next = placedOffset + placedPayload;
-        long remaining = placedMsgLength - next;
-        if (remaining <= 0) {
-            return false;
-        }
-        placementSegment = e.segment;
-        placementOffset = placedBase + next;
-        predictedPayloadLength = (int) Math.min(remaining, placedPayload);
-        return true;
-    }
-
-    int predictedPayloadLength() {
-        return predictedPayloadLength;
-    }
-
-    MemorySegment placementSegment() {
-        return placementSegment;
-    }
-
-    long placementOffset() {
-        return placementOffset;
-    }
-
-    private KeyTable.Entry remoteEntry(long rkey, int access) {
-        KeyTable.Entry e = device.keyTable().byRemoteKey(rkey);
-        return e != null && e.pd == qp.pd() && (e.access & access) != 0 ? e : null;
-    }
-
-    private int executeRead(long ssn, long rkey, long address, int length) {
-        if (length < 0) {
-            return SYNDROME_NAK_INVALID_REQUEST;
-        }
-        if (length > 0) {
-            KeyTable.Entry e = remoteEntry(rkey, AccessFlags.REMOTE_READ);
-            if (e == null || e.offsetOf(address, length) < 0) {
-                return SYNDROME_NAK_REMOTE_ACCESS;
+            case TYPE_READ_REQ -> {
+                Verdict v = held.length(psn) < 0 ? Verdict.NAK_INVALID_REQUEST
+                        : access.checkRead(held.key(psn), held.address(psn), held.length(psn));
+                yield v != Verdict.OK ? v
+                        : access.executeRead(held.ssn(psn), held.key(psn), held.address(psn), held.length(psn));
             }
-        }
-        if (qp.requester().pendingResponses() >= MAX_PENDING_RESPONSES) {
-            return SYNDROME_NAK_INVALID_REQUEST;
-        }
-        qp.requester().newReadResponse(ssn, rkey, address, length);
-        return OK;
+            case TYPE_ATOMIC_REQ -> {
+                Verdict v = access.checkAtomic(held.key(psn), held.address(psn));
+                yield v != Verdict.OK ? v : access.executeAtomic(held.ssn(psn), held.compareAdd(psn), held.swap(psn),
+                        (held.flags(psn) & F_CMP_SWAP) != 0);
+            }
+            default -> Verdict.OK;
+        };
     }
 
-    private int executeAtomic(long ssn, long rkey, long address, long compareAdd, long swap, boolean cmpSwap) {
-        KeyTable.Entry e = remoteEntry(rkey, AccessFlags.REMOTE_ATOMIC);
-        long off = e == null ? -1 : e.offsetOf(address, 8);
-        if (off < 0) {
-            return SYNDROME_NAK_REMOTE_ACCESS;
-        }
-        if ((address & 7) != 0) {
-            return SYNDROME_NAK_INVALID_REQUEST;
-        }
-        if (qp.requester().pendingResponses() >= MAX_PENDING_RESPONSES) {
-            return SYNDROME_NAK_INVALID_REQUEST;
-        }
-        long old;
-        try {
-            old = cmpSwap ? (long) LONG_HANDLE.compareAndExchange(e.segment, off, compareAdd, swap)
-                    : (long) LONG_HANDLE.getAndAdd(e.segment, off, compareAdd);
-        } catch (IllegalStateException | IllegalArgumentException | IndexOutOfBoundsException ex) {
-            return SYNDROME_NAK_REMOTE_ACCESS;
-        }
-        qp.requester().newAtomicResponse(ssn, old);
-        return OK;
-    }
-
-    // ---------------------------------------------------------------- acknowledgements
-
-    /** A data packet carrying the current cumulative ACK was just sent. */
-    void ackCarried() {
-        if (outOfOrderCount == 0 && !droppedOutOfOrder) {
-            ackPending = false;
-            ackNow = false;
-            packetsSinceAck = 0;
+    private void forget(int psn) {
+        if (inbound.forget(psn)) {
+            held.clear(psn);
         }
     }
+
+    // ---------------------------------------------------------------- direct placement
+
+    /**
+     * For an RDMA write packet not received yet, of which only the header is known: where its
+     * {@code payload} bytes may be received, if it is the next one in order and passes
+     * {@link RemoteAccess#checkWrite} (the check it meets again when executed); null otherwise
+     * (out-of-order, duplicate and bad packets are declined and arrive whole).
+     */
+    WritePlacement placement(DataFrame d, int payload) {
+        if (d.psn() != inbound.expectedPsn() || payload <= 0
+                || access.checkWrite(d, payload) != RemoteAccess.WriteCheck.OK
+                || !access.target().segment.scope().isAlive()) {
+            return null;
+        }
+        return placement.accept(d, payload, access);
+    }
+
+    /** After the placed packet was executed: where the rest of its write goes next (see {@link WritePlacement#predictNext}). */
+    WritePlacement predictNext() {
+        return placement.predictNext(inbound.expectedPsn(), inbound.hasHoles());
+    }
+
+    // ---------------------------------------------------------------- acknowledgements and errors
 
     /** Sends an explicit ACK when one is due. Returns 1 if it sent one. */
     int doWork(long now) {
-        if (ackPending && (ackNow || now - ackDeadline >= 0)) {
-            sendAck(SYNDROME_ACK, ePsn);
-            sackRefreshNanos = 4 * ackDelayNanos;
-            sackRefreshAt = now + sackRefreshNanos;
-            return 1;
-        }
-        if (outOfOrderCount > 0 && now - sackRefreshAt >= 0) {
-            // Holes and nothing new to say: the ACK that reported them may have been lost, and the
-            // sender cannot resend what it does not know is missing. Repeat it, backing off.
-            sendAck(SYNDROME_ACK, ePsn);
-            sackRefreshNanos = Math.min(Math.max(sackRefreshNanos * 2, 4 * ackDelayNanos), MAX_SACK_REFRESH_NANOS);
-            sackRefreshAt = now + sackRefreshNanos;
-            return 1;
-        }
-        return 0;
+        return ackSender.doWork(now);
     }
 
-    /**
-     * A packet for a queue pair that entered ERR after NAKing it: the NAK may have been lost, so
-     * answer a retransmission of that PSN with the same NAK (else the requester would only see a
-     * retry timeout).
-     */
+    /** A packet for a queue pair in ERR: repeats the error NAK it may be a retransmission for. */
     void onPacketInError(HeaderFlyweight h) {
-        if (errorNakValid && h.type() != TYPE_ACK && h.psn() == errorNakPsn) {
-            sendAck(errorNakSyndrome, errorNakPsn);
-        }
-    }
-
-    private void nak(int psn, int syndrome) {
-        if (syndrome == RNR) {
-            qp.countersSet().increment(Counter.RNR_NAKS_SENT);
-            sendAck(SYNDROME_RNR_NAK, psn);
-        } else {
-            errorNakValid = true;
-            errorNakPsn = psn;
-            errorNakSyndrome = syndrome;
-            qp.countersSet().increment(Counter.NAKS_SENT);
-            sendAck(syndrome, psn);
-        }
-    }
-
-    private void sendAck(int syndrome, int psn) {
-        int packet = peerPacketBytes > 0 ? peerPacketBytes : ownPacketBytes;
-        long window = device.receiveWindowBytes(packet);
-        ackAfter = ackThreshold(window, packet);
-        HeaderFlyweight h = device.txHeader();
-        h.start(TYPE_ACK, droppedOutOfOrder ? F_GO_BACK : 0, qp.peerQpn(), qp.peerToken(), psn)
-                .ackPsn(ePsn).address(0).rkey(window).immediate(0).operand1(0).operand2(syndrome);
-        int bits = syndrome == SYNDROME_ACK ? writeSackBitmap(h) : 0;
-        h.length(bits);
-        device.transmit(qp, HEADER_LENGTH + sackBytes(bits), true);
-        qp.countersSet().increment(Counter.ACKS_SENT);
-        ackPending = false;
-        ackNow = false;
-        droppedOutOfOrder = false;
-        packetsSinceAck = 0;
-    }
-
-    /**
-     * Writes the SACK bitmap: bit i of the payload says whether PSN {@code ePsn + 1 + i} arrived.
-     * It covers everything received beyond the cumulative ACK (up to the window), so every delivery
-     * is reported however many holes there are. Returns the number of bits.
-     */
-    private int writeSackBitmap(HeaderFlyweight h) {
-        if (outOfOrderCount == 0) {
-            return 0;
-        }
-        int bits = Math.min(highestReceived - ePsn, Math.min(windowSize, MAX_SACK_BITS));
-        if (bits <= 0) {
-            return 0;
-        }
-        int words = (bits + 63) >>> 6;
-        int psn = ePsn + 1;
-        for (int w = 0; w < words; w++) {
-            long v = 0;
-            int n = Math.min(64, bits - w * 64);
-            for (int b = 0; b < n; b++, psn++) {
-                if (isReceived(psn)) {
-                    v |= 1L << b;
-                }
-            }
-            h.longAt(HEADER_LENGTH + (long) w * 8, v);
-        }
-        return bits;
+        ackSender.onPacketInError(h);
     }
 
     /** Completes every posted receive with WR_FLUSH_ERR (queue pair in ERR). */
     int flush() {
-        int n = 0;
-        long posted = qp.rqPosted();
-        while (rqConsumed != posted) {
-            retireReceive(WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, 0, 0, false);
-            n++;
-        }
-        return n;
+        return receiver.flush();
     }
 }

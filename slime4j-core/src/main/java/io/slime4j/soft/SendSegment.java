@@ -6,7 +6,13 @@ package io.slime4j.soft;
  * (the payload is re-read from registered memory, never copied), and is its own retransmit timer.
  */
 final class SendSegment extends TimerWheel.Timer {
-    final Requester owner;
+
+    /** Who hears of this segment's retransmit timer expiring. */
+    interface Owner {
+        void onTimeout(SendSegment s, long now);
+    }
+
+    final Owner owner;
     int psn;
     int type;
     int flags;
@@ -19,7 +25,7 @@ final class SendSegment extends TimerWheel.Timer {
     boolean sacked;
     boolean acked;
     boolean queuedForRetransmit;
-    /** Counted in the requester's pipe: on the wire, not yet delivered nor judged lost. */
+    /** Counted in the stream's pipe: on the wire, not yet delivered nor judged lost. */
     boolean inPipe;
     /** Whether it was ever sent again (its ACK then gives no RTT sample: Karn's rule). */
     boolean retransmitted;
@@ -27,7 +33,7 @@ final class SendSegment extends TimerWheel.Timer {
     long sentAt;
     int retries;
 
-    SendSegment(Requester owner) {
+    SendSegment(Owner owner) {
         this.owner = owner;
     }
 

@@ -3,16 +3,12 @@ package io.slime4j.soft;
 import static io.slime4j.soft.HeaderFlyweight.*;
 
 import io.slime4j.verbs.CompletionQueue;
-import io.slime4j.verbs.Counter;
 import io.slime4j.verbs.Counters;
 import io.slime4j.verbs.ProtectionDomain;
 import io.slime4j.verbs.QpConfig;
-import io.slime4j.verbs.QpState;
 import io.slime4j.verbs.QueuePair;
 import io.slime4j.verbs.VerbsDevice;
 import io.slime4j.verbs.VerbsException;
-import io.slime4j.wire.PacketHandler;
-import io.slime4j.wire.PlacingPacketHandler;
 import io.slime4j.wire.Wire;
 import io.slime4j.wire.WireAddress;
 import io.slime4j.wire.WirePort;
@@ -42,7 +38,7 @@ public final class SoftDevice implements VerbsDevice {
     private static final Logger LOG = LoggerFactory.getLogger(SoftDevice.class);
     private static final AtomicInteger NAMES = new AtomicInteger();
     private static final int RECEIVE_BATCH = 256;
-    private static final int MAX_QPS = 1 << 16;
+    static final int MAX_QPS = 1 << 16;
     private static final long QUIESCENCE_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(5);
 
     private final String name;
@@ -51,36 +47,40 @@ public final class SoftDevice implements VerbsDevice {
     private final KeyTable keyTable = new KeyTable();
     private final CounterSet counters = new CounterSet(null);
     private final TimerWheel timers;
+    private final PacketOutput output;
     private final ProgressAgent agent;
     private final ConcurrentLinkedQueue<Runnable> commands = new ConcurrentLinkedQueue<>();
-    private final HeaderFlyweight txHeader = new HeaderFlyweight();
-    private final boolean portGathers;
-    private final HeaderFlyweight rxHeader = new HeaderFlyweight();
     private final MemorySegment scratch8 = Arena.ofAuto().allocate(8, 8);
-    private final PacketHandler packetHandler = new Placer();
     private final TimerWheel.Handler timeoutHandler =
             (t, now) -> ((SendSegment) t).owner.onTimeout((SendSegment) t, now);
     private volatile SoftQueuePair[] queuePairs = new SoftQueuePair[0];
     private final SoftQueuePair[] byQpn = new SoftQueuePair[MAX_QPS + 1];
+    private final PacketDispatcher dispatcher = new PacketDispatcher(byQpn, counters);
     private int nextQpn = 1;
     private final JmxCounters jmx;
     private volatile boolean closed;
     /** Set once the agent no longer drives this device (closed, or its agent died): work then runs on the calling thread. */
     private volatile boolean detached;
-    private long now;
-    private boolean placedPayload; // agent thread only
 
     private SoftDevice(WirePort port, SoftConfig config, ProgressGroup group) {
+        this(port, config, group, true);
+    }
+
+    /** {@code driven}: attached to a progress agent; else the caller drives {@link #doWork} itself. */
+    private SoftDevice(WirePort port, SoftConfig config, ProgressGroup group, boolean driven) {
         this.port = port;
         this.config = config;
         this.name = config.name().isEmpty() ? "soft-" + NAMES.incrementAndGet() : config.name();
         long tick = config.timerTick().toNanos();
         this.timers = new TimerWheel(tick, 4096, System.nanoTime());
-        this.txHeader.wrap(Arena.ofAuto().allocate(port.maxPacketSize(), 64));
-        this.portGathers = port.gathers();
+        this.output = new PacketOutput(port);
         this.agent = group != null ? group.agent() : new ProgressAgent(name, config.busySpin(), config.maxIdlePark());
         port.onReceivable(agent::wakeup);
         this.jmx = JmxCounters.register(counters, "io.slime4j:type=SoftDevice,name=" + JmxCounters.quote(name));
+        if (!driven) {
+            detached = true; // no thread: commands run on their callers, the caller runs the duty cycle
+            return;
+        }
         try {
             agent.attach(this);
         } catch (RuntimeException e) {
@@ -90,6 +90,14 @@ public final class SoftDevice implements VerbsDevice {
             throw e;
         }
         LOG.debug("device {} open at {}", name, port.localAddress().text());
+    }
+
+    /**
+     * Opens a device that no progress thread drives: its owner calls {@link #doWork} with a clock
+     * of its own (tests that move time by assignment). Not for production use.
+     */
+    static SoftDevice openUndriven(WirePort port, SoftConfig config) {
+        return new SoftDevice(port, config, null, false);
     }
 
     /** Opens a device on an already bound port; the device owns and closes the port. */
@@ -163,7 +171,7 @@ public final class SoftDevice implements VerbsDevice {
         int qpn = allocateQpn();
         SoftQueuePair qp = new SoftQueuePair(this, qpn, spd, qpConfig, scq, rcq);
         byQpn[qpn] = qp;
-        qp.registerJmx(JmxCounters.register(qp.counters(), "io.slime4j:type=QueuePair,device="
+        qp.registerJmx(JmxCounters.register(qp.countersSet(), "io.slime4j:type=QueuePair,device="
                 + JmxCounters.quote(name) + ",qpn=" + qpn));
         SoftQueuePair[] all = Arrays.copyOf(queuePairs, queuePairs.length + 1);
         all[all.length - 1] = qp;
@@ -220,6 +228,11 @@ public final class SoftDevice implements VerbsDevice {
         return counters;
     }
 
+    /** The engine's protocol counters (retransmissions, ACKs, drops...): see {@link SoftCounter}. */
+    public SoftCounters protocolCounters() {
+        return counters.soft();
+    }
+
     @Override
     public void close() {
         if (closed) {
@@ -257,6 +270,11 @@ public final class SoftDevice implements VerbsDevice {
 
     // ---------------------------------------------------------------- engine services
 
+    /** The transmit buffer and the send path of the device's port. */
+    PacketOutput output() {
+        return output;
+    }
+
     SoftConfig softConfig() {
         return config;
     }
@@ -273,9 +291,6 @@ public final class SoftDevice implements VerbsDevice {
         return timers;
     }
 
-    HeaderFlyweight txHeader() {
-        return txHeader;
-    }
 
     MemorySegment scratch8() {
         return scratch8;
@@ -312,25 +327,9 @@ public final class SoftDevice implements VerbsDevice {
         }
     }
 
-    /**
-     * The receive window this device advertises to each peer, in bytes of packets of
-     * {@code packetBytes} (header included; a sender counts every packet in flight as that much):
-     * its port's receive buffer, shared among its queue pairs so that all peers together cannot
-     * overrun it. The buffer holds at most half its reported size in payload (kernels report
-     * twice what was asked for), and fewer small datagrams than that: the kernel charges each
-     * datagram its true size, which below 16 KiB is a power-of-two allocation, about twice the
-     * datagram (a 4 KiB packet costs about 8.3 KiB on Linux).
-     */
+    /** The receive window this device advertises to each peer, in bytes of packets of {@code packetBytes}. */
     long receiveWindowBytes(int packetBytes) {
-        long buffer = port.receiveBufferSize();
-        long packets = Math.min(buffer / 2 / packetBytes, buffer / datagramCost(packetBytes));
-        int n = Math.max(1, queuePairs.length);
-        return Math.max(2, packets / n) * packetBytes;
-    }
-
-    /** What a receive buffer is charged for a datagram of {@code bytes}, at most (Linux, measured on loopback). */
-    static long datagramCost(int bytes) {
-        return bytes < 16_384 ? Long.highestOneBit((bytes + 384) * 2L - 1) + 1024 : bytes + bytes / 16 + 1024;
+        return ReceiveWindow.bytes(port.receiveBufferSize(), queuePairs.length, packetBytes);
     }
 
     /** The largest datagram the port sends or receives (header included). */
@@ -338,39 +337,8 @@ public final class SoftDevice implements VerbsDevice {
         return port.maxPacketSize();
     }
 
-    /** Sends the packet built in the transmit buffer to {@code qp}'s peer. */
-    void transmit(SoftQueuePair qp, int length, boolean priority) {
-        if (port.send(qp.peerAddress(), txHeader.segment(), length, priority)) {
-            CounterSet c = qp.countersSet();
-            c.increment(Counter.PACKETS_SENT);
-            c.add(Counter.BYTES_SENT, length);
-        } else {
-            qp.countersSet().increment(Counter.SEND_DROPS);
-        }
-    }
 
-    /** Whether the port sends a header and a payload from registered memory without copying. */
-    boolean portGathers() {
-        return portGathers;
-    }
 
-    /**
-     * Sends the header built in the transmit buffer ({@code headerLength} bytes) followed by
-     * {@code payloadLength} bytes of {@code payload} from {@code payloadOffset}, gathered by the
-     * port, to {@code qp}'s peer.
-     */
-    void transmit(SoftQueuePair qp, int headerLength, MemorySegment payload, long payloadOffset, int payloadLength,
-                  boolean priority) {
-        int length = headerLength + payloadLength;
-        if (port.send(qp.peerAddress(), txHeader.segment(), headerLength, payload, payloadOffset, payloadLength,
-                priority)) {
-            CounterSet c = qp.countersSet();
-            c.increment(Counter.PACKETS_SENT);
-            c.add(Counter.BYTES_SENT, length);
-        } else {
-            qp.countersSet().increment(Counter.SEND_DROPS);
-        }
-    }
 
     /** The agent is dying of an Error: fail every queue pair so that nothing waits for ever. */
     void onAgentDeath() {
@@ -402,9 +370,9 @@ public final class SoftDevice implements VerbsDevice {
 
     /** One duty cycle: commands, received packets, timers, then every queue pair. */
     int doWork(long nowNanos) {
-        this.now = nowNanos;
+        dispatcher.now(nowNanos);
         int work = runCommands();
-        work += port.receive(packetHandler, RECEIVE_BATCH);
+        work += port.receive(dispatcher, RECEIVE_BATCH);
         work += timers.poll(nowNanos, timeoutHandler);
         for (SoftQueuePair qp : queuePairs) {
             work += qp.doWork(nowNanos);
@@ -420,143 +388,6 @@ public final class SoftDevice implements VerbsDevice {
             n++;
         }
         return n;
-    }
-
-    private void onPacket(MemorySegment packet, int length, WireAddress from) {
-        HeaderFlyweight h = rxHeader.wrap(packet);
-        if (!h.isWellFormed(length)) {
-            counters.increment(Counter.BAD_PACKETS);
-            return;
-        }
-        int qpn = h.destQpn();
-        SoftQueuePair qp = qpn > 0 && qpn <= MAX_QPS ? byQpn[qpn] : null;
-        if (qp == null || qp.peerAddress() == null) {
-            counters.increment(Counter.UNKNOWN_DESTINATION);
-            return;
-        }
-        if (h.token() != qp.localToken()) {
-            qp.countersSet().increment(Counter.BAD_TOKEN);
-            return;
-        }
-        if (!from.equals(qp.peerAddress())) {
-            qp.countersSet().increment(Counter.UNKNOWN_SOURCE);
-            return;
-        }
-        if (!qp.isActive()) {
-            qp.countersSet().increment(Counter.UNKNOWN_DESTINATION);
-            if (qp.state() == QpState.ERR) {
-                qp.responder().onPacketInError(h);
-            }
-            return;
-        }
-        CounterSet c = qp.countersSet();
-        c.increment(Counter.PACKETS_RECEIVED);
-        c.add(Counter.BYTES_RECEIVED, length);
-        if (h.type() == TYPE_ACK) {
-            qp.requester().onAckPacket(h, (int) h.operand2(), now);
-            return;
-        }
-        if ((h.flags() & F_ACK) != 0) {
-            qp.requester().onCumulativeAck(h.ackPsn(), now);
-        }
-        qp.responder().onPacket(h, packet, length, now);
-    }
-
-    /**
-     * Receives for the device, and tells a wire that can split datagrams where an in-order RDMA
-     * write's payload goes, so that it lands at its target straight from the socket. Only what
-     * would pass every check of {@link #onPacket} and of the responder's placement is placed;
-     * anything else is declined and then arrives whole, to be handled (and counted) as usual.
-     */
-    private final class Placer implements PlacingPacketHandler {
-        private final HeaderFlyweight peeked = new HeaderFlyweight();
-        private MemorySegment segment;
-        private long offset;
-        private SoftQueuePair placedQp;
-        private int predictedLength;
-
-        @Override
-        public void onPacket(MemorySegment packet, int length, WireAddress from) {
-            SoftDevice.this.onPacket(packet, length, from);
-        }
-
-        @Override
-        public int headerLength() {
-            return HEADER_LENGTH;
-        }
-
-        @Override
-        public boolean place(MemorySegment header, int length, WireAddress from) {
-            HeaderFlyweight h = peeked.wrap(header);
-            if (length <= HEADER_LENGTH || h.version() != VERSION || h.type() != TYPE_WRITE) {
-                return false;
-            }
-            int qpn = h.destQpn();
-            SoftQueuePair qp = qpn > 0 && qpn <= MAX_QPS ? byQpn[qpn] : null;
-            if (qp == null || qp.peerAddress() == null || h.token() != qp.localToken()
-                    || !from.equals(qp.peerAddress()) || !qp.isActive()) {
-                return false;
-            }
-            Responder r = qp.responder();
-            if (!r.writePlacement(h, length - HEADER_LENGTH)) {
-                return false;
-            }
-            segment = r.placementSegment();
-            offset = r.placementOffset();
-            placedQp = qp;
-            return true;
-        }
-
-        /** The rest of the write in progress: its next packet goes right after this one. */
-        @Override
-        public boolean predictNext() {
-            SoftQueuePair qp = placedQp;
-            if (qp == null || !qp.isActive() || !qp.responder().predictNextWrite()) {
-                return false;
-            }
-            segment = qp.responder().placementSegment();
-            offset = qp.responder().placementOffset();
-            predictedLength = qp.responder().predictedPayloadLength();
-            return true;
-        }
-
-        @Override
-        public int predictedPayloadLength() {
-            return predictedLength;
-        }
-
-        /** Whether the packet is one {@link #place} accepts for exactly the predicted place. */
-        @Override
-        public boolean confirm(MemorySegment header, int length, WireAddress from) {
-            MemorySegment predictedSegment = segment;
-            long predictedOffset = offset;
-            return place(header, length, from) && segment == predictedSegment && offset == predictedOffset;
-        }
-
-        @Override
-        public MemorySegment placementSegment() {
-            return segment;
-        }
-
-        @Override
-        public long placementOffset() {
-            return offset;
-        }
-
-        @Override
-        public void onPlacedPacket(MemorySegment packet, int length, WireAddress from) {
-            placedPayload = true;
-            try {
-                SoftDevice.this.onPacket(packet, length, from);
-            } finally {
-                placedPayload = false;
-            }
-        }
-    }
-
-    /** Whether the packet being handled had its payload placed by the wire already. */
-    boolean placedPayload() {
-        return placedPayload;
     }
 
     @Override

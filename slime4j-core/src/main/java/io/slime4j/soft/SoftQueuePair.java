@@ -18,7 +18,7 @@ import java.security.SecureRandom;
 /**
  * A reliable-connected queue pair of a {@link SoftDevice}. Application threads post into bounded
  * send and receive rings (under a per-ring lock, copying the request); the progress agent drains
- * them through the {@link Requester} and {@link Responder} and reports through completion queues.
+ * them through the {@link Requester}, {@link Responder} and {@link Completer} and reports through completion queues.
  * State changes to ERR are made visible at once and flushed by the agent.
  */
 final class SoftQueuePair implements QueuePair {
@@ -44,7 +44,12 @@ final class SoftQueuePair implements QueuePair {
     private volatile long sqRetired;
     private volatile long rqPosted;
 
+    private final SendProgress progress = new SendProgress();
+    private final ResponseQueue responses = new ResponseQueue();
+    private final OutboundStream stream;
+    private final LossRecovery loss;
     private final Requester requester;
+    private final Completer completer;
     private final Responder responder;
 
     private volatile QpState state = QpState.RESET;
@@ -82,8 +87,15 @@ final class SoftQueuePair implements QueuePair {
             rq[i] = new RecvWqe(config.maxSge());
         }
         rqMask = rqSize - 1;
-        this.requester = new Requester(this, device, initialPsn);
-        this.responder = new Responder(this, device);
+        SoftConfig soft = device.softConfig();
+        this.stream = new OutboundStream(soft.sendWindow(), initialPsn, this::onSegmentTimeout);
+        CongestionControl congestion = new AimdCongestionControl(soft.initialCongestionWindow(), soft.sendWindow());
+        this.loss = new LossRecovery(stream, congestion, new RttEstimator(config.ackTimeout().toNanos()),
+                device.timers(), counters, config.retryCount(), soft.ackDelay().toNanos());
+        this.completer = new Completer(this, device, stream, loss, responses, progress);
+        this.responder = new Responder(this, device, responses, completer);
+        Transmitter transmitter = new Transmitter(this, device, stream, loss, progress, responder);
+        this.requester = new Requester(this, device, stream, congestion, loss, responses, progress, transmitter);
     }
 
     private static int ringSize(int depth) {
@@ -93,7 +105,7 @@ final class SoftQueuePair implements QueuePair {
     // ---------------------------------------------------------------- accessors for the engine
 
     SoftProtectionDomain pd() { return pd; }
-    Requester requester() { return requester; }
+    Completer completer() { return completer; }
     Responder responder() { return responder; }
     WireAddress peerAddress() { return peerAddress; }
     int peerQpn() { return peerQpn; }
@@ -221,7 +233,7 @@ final class SoftQueuePair implements QueuePair {
         validate(wr, false);
         synchronized (rqLock) {
             long posted = rqPosted;
-            if (posted - responder.rqConsumed >= config.recvQueueDepth()) {
+            if (posted - responder.receivesConsumed() >= config.recvQueueDepth()) {
                 throw new QueueFullException("receive queue of QP " + qpn + " is full (" + config.recvQueueDepth()
                         + " receives posted)");
             }
@@ -274,9 +286,30 @@ final class SoftQueuePair implements QueuePair {
         if (s != QpState.RTR && s != QpState.RTS) {
             return 0;
         }
-        int work = requester.doWork(now, s == QpState.RTS);
+        int work = sendAndComplete(now, s == QpState.RTS);
         work += responder.doWork(now);
         return work;
+    }
+
+    /** The send side's cycle: the requester sends what it may, then the completer completes in order. */
+    private int sendAndComplete(long now, boolean sendRequests) {
+        if (progress.halted) {
+            completer.checkResponseTimeout(now);
+            return completer.completeInOrder();
+        }
+        if (progress.rnrWaiting) {
+            if (now - progress.rnrUntil < 0) {
+                return completer.completeInOrder();
+            }
+            progress.rnrWaiting = false;
+        }
+        int work = requester.doWork(now, sendRequests);
+        completer.checkResponseTimeout(now);
+        return work + completer.completeInOrder();
+    }
+
+    private void onSegmentTimeout(SendSegment s, long now) {
+        completer.onTimeout(s, now);
     }
 
     /** Moves to ERR now (agent thread) and flushes. */
@@ -293,9 +326,9 @@ final class SoftQueuePair implements QueuePair {
     private int handleError() {
         if (!errorHandled) {
             errorHandled = true;
-            requester.shutdown();
+            completer.halt();
         }
-        return requester.flush() + responder.flush();
+        return completer.flush() + responder.flush();
     }
 
     void completeSend(SendWqe w, WcStatus status) {

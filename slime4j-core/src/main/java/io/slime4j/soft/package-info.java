@@ -2,12 +2,16 @@
  * The software RC engine: {@link io.slime4j.soft.SoftDevice} implements the verbs API over any
  * {@link io.slime4j.wire.Wire}.
  *
- * <p>Per queue pair, a {@code Requester} turns send-queue requests (and read/atomic responses owed
- * to the peer) into one reliable packet stream: PSNs with wraparound arithmetic, a send window,
- * retransmission on per-segment timers (a timer wheel), on duplicate ACKs and after RNR NAKs, and
- * an AIMD congestion window. A {@code Responder} executes the peer's stream exactly once and in
- * order, places RDMA-write data as soon as it arrives, and answers with delayed, piggy-backed or
- * immediate cumulative ACKs carrying SACK blocks. The wire format is {@code HeaderFlyweight}.
+ * <p>Per queue pair, the roles of the Linux soft-RoCE driver: a {@code Requester} sends new
+ * requests, owed responses and retransmissions on one reliable stream; a {@code Responder} runs
+ * each packet of the peer's stream through a named chain of checks (PSN, op sequence, op valid,
+ * resources, length, key, execute) and executes it exactly once, in order; a {@code Completer}
+ * takes in ACKs, NAKs and responses and completes requests in post order. Under them the
+ * reliable stream has one class per mechanism: {@code OutboundStream}, {@code LossRecovery}
+ * (SACK, RACK, tail-loss probe, RTO), {@code RttEstimator}, {@code CongestionControl} (AIMD),
+ * {@code InboundStream}, {@code ReorderBuffer}, {@code AckScheduler}. The wire format is
+ * {@code HeaderFlyweight}, read through the typed frames {@code DataFrame}, {@code AckFrame} and
+ * {@code ResponseFrame}. Protocol counters: {@link io.slime4j.soft.SoftCounter}.
  *
  * <p>Threading: one {@code ProgressAgent} thread per device (or per {@link io.slime4j.soft.ProgressGroup},
  * shared by its devices) owns all protocol state; posting

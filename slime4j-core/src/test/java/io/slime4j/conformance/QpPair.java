@@ -118,5 +118,15 @@ final class QpPair {
         long deviceCounter(Counter counter) {
             return device.counters().get(counter);
         }
+
+        /** A soft engine protocol counter of this side's queue pair. */
+        long qpCounter(io.slime4j.soft.SoftCounter counter) {
+            return io.slime4j.soft.SoftCounters.of(qp).get(counter);
+        }
+
+        /** A soft engine protocol counter of this side's device. */
+        long deviceCounter(io.slime4j.soft.SoftCounter counter) {
+            return io.slime4j.soft.SoftCounters.of(device).get(counter);
+        }
     }
 }

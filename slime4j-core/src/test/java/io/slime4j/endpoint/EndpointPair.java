@@ -1,10 +1,11 @@
 package io.slime4j.endpoint;
 
+import io.slime4j.soft.SoftCounters;
+import io.slime4j.soft.SoftCounter;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.slime4j.soft.SoftConfig;
 import io.slime4j.soft.SoftDevice;
-import io.slime4j.verbs.Counter;
 import io.slime4j.verbs.QpConfig;
 import io.slime4j.wire.inproc.FaultConfig;
 import io.slime4j.wire.inproc.InprocWire;
@@ -93,8 +94,8 @@ final class EndpointPair implements AutoCloseable {
     }
 
     long rnrNaks() {
-        return deviceA.counters().get(Counter.RNR_NAKS_SENT) + deviceA.counters().get(Counter.RNR_NAKS_RECEIVED)
-                + deviceB.counters().get(Counter.RNR_NAKS_SENT) + deviceB.counters().get(Counter.RNR_NAKS_RECEIVED);
+        return SoftCounters.of(deviceA).get(SoftCounter.RNR_NAKS_SENT) + SoftCounters.of(deviceA).get(SoftCounter.RNR_NAKS_RECEIVED)
+                + SoftCounters.of(deviceB).get(SoftCounter.RNR_NAKS_SENT) + SoftCounters.of(deviceB).get(SoftCounter.RNR_NAKS_RECEIVED);
     }
 
     /** Asserts that no detector of either endpoint fired. */

@@ -29,7 +29,7 @@ class JmxCountersTest {
             assertThat(server.isRegistered(deviceName)).isTrue();
             assertThat(server.isRegistered(qpName)).isTrue();
             assertThat(server.getAttribute(deviceName, Counter.PACKETS_SENT.name())).isEqualTo(0L);
-            assertThat(server.getMBeanInfo(qpName).getAttributes()).hasSize(Counter.values().length);
+            assertThat(server.getMBeanInfo(qpName).getAttributes()).hasSize(Counter.values().length + SoftCounter.values().length);
         }
         assertThat(server.isRegistered(deviceName)).isFalse();
         assertThat(server.isRegistered(qpName)).isFalse();

@@ -1,5 +1,7 @@
 package io.slime4j.wire.udp;
 
+import io.slime4j.soft.SoftCounters;
+import io.slime4j.soft.SoftCounter;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.slime4j.soft.SoftDevice;
@@ -122,16 +124,16 @@ class UdpFuzzTest {
             assertThat(p.tapA.pendingInjections()).as("peer injections still queued").isZero();
             for (SoftDevice d : List.of(p.a, p.b)) {
                 assertThat(d.counters().get(Counter.AGENT_ERRORS)).as("agent errors of %s", d.name()).isZero();
-                assertThat(d.counters().get(Counter.BAD_PACKETS)).as("BAD_PACKETS of %s", d.name()).isPositive();
-                assertThat(d.counters().get(Counter.BAD_TOKEN)).as("BAD_TOKEN of %s", d.name()).isPositive();
-                assertThat(d.counters().get(Counter.UNKNOWN_DESTINATION)).as("UNKNOWN_DESTINATION of %s", d.name())
+                assertThat(SoftCounters.of(d).get(SoftCounter.BAD_PACKETS)).as("BAD_PACKETS of %s", d.name()).isPositive();
+                assertThat(SoftCounters.of(d).get(SoftCounter.BAD_TOKEN)).as("BAD_TOKEN of %s", d.name()).isPositive();
+                assertThat(SoftCounters.of(d).get(SoftCounter.UNKNOWN_DESTINATION)).as("UNKNOWN_DESTINATION of %s", d.name())
                         .isPositive();
-                assertThat(d.counters().get(Counter.UNKNOWN_SOURCE)).as("UNKNOWN_SOURCE of %s", d.name()).isPositive();
+                assertThat(SoftCounters.of(d).get(SoftCounter.UNKNOWN_SOURCE)).as("UNKNOWN_SOURCE of %s", d.name()).isPositive();
             }
-            assertThat(p.b.counters().get(Counter.OUT_OF_WINDOW))
+            assertThat(SoftCounters.of(p.b).get(SoftCounter.OUT_OF_WINDOW))
                     .as("OUT_OF_WINDOW of the responder (only the requester's own sockets can get past the source check)")
                     .isPositive();
-            assertThat(p.a.counters().get(Counter.OUT_OF_WINDOW))
+            assertThat(SoftCounters.of(p.a).get(SoftCounter.OUT_OF_WINDOW))
                     .as("OUT_OF_WINDOW of the requester: no fuzz datagram from a stranger gets that far").isZero();
             assertThat(portA.oversizeDrops() + portB.oversizeDrops()).as("oversized datagrams dropped by the wire")
                     .isPositive();

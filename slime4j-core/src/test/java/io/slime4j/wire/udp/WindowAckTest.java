@@ -1,9 +1,10 @@
 package io.slime4j.wire.udp;
 
+import io.slime4j.soft.SoftCounters;
+import io.slime4j.soft.SoftCounter;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.slime4j.soft.SoftConfig;
-import io.slime4j.verbs.Counter;
 import io.slime4j.verbs.MemoryRegion;
 import io.slime4j.verbs.QpConfig;
 import java.time.Duration;
@@ -29,11 +30,11 @@ class WindowAckTest {
         QpConfig qp = QpConfig.builder().mtu(4096).ackTimeout(Duration.ofSeconds(10)).build();
         try (UdpDevicePair p = new UdpDevicePair(udp, null, soft, qp)) {
             Duration took = writeByteExact(p, 8 * MIB, 3); // 2048 packets: 18 windows
-            long acks = p.b.counters().get(Counter.ACKS_SENT);
+            long acks = SoftCounters.of(p.b).get(SoftCounter.ACKS_SENT);
             assertThat(acks).as("ACKs from b for 2048 packets (one per window at least)").isGreaterThanOrEqualTo(2048 / 113);
             assertThat(took).as("time of 18 windows, each of which would wait 2 s for a delayed ACK")
                     .isLessThan(Duration.ofSeconds(20));
-            assertThat(p.a.counters().get(Counter.TIMEOUTS)).isZero();
+            assertThat(SoftCounters.of(p.a).get(SoftCounter.TIMEOUTS)).isZero();
         }
     }
 
@@ -50,7 +51,7 @@ class WindowAckTest {
             Duration took = writeByteExact(p, 8 * MIB, 4); // 140 packets of 60,000 bytes: 17 windows of 8
             assertThat(took).as("time of 17 windows, each of which would wait 2 s for a delayed ACK")
                     .isLessThan(Duration.ofSeconds(16));
-            assertThat(p.a.counters().get(Counter.TIMEOUTS)).isZero();
+            assertThat(SoftCounters.of(p.a).get(SoftCounter.TIMEOUTS)).isZero();
         }
     }
 

@@ -1,0 +1,193 @@
+package io.slime4j.soft;
+
+import static io.slime4j.soft.HeaderFlyweight.*;
+
+import io.slime4j.verbs.Counter;
+import io.slime4j.verbs.QpState;
+import io.slime4j.wire.PlacingPacketHandler;
+import io.slime4j.wire.WireAddress;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * The receive path of a {@link SoftDevice}: checks each datagram's form, routes it to its queue
+ * pair by number, token and source, counts it, and hands it to the queue pair's completer (ACKs)
+ * or responder (everything else). As a {@link PlacingPacketHandler} it also tells a wire that can
+ * split datagrams where an in-order RDMA write's payload goes, so that it lands at its target
+ * straight from the socket: a datagram is placed only if it passes the same form and routing
+ * checks as a whole one ({@link #route}) and the responder's write check; anything else is
+ * declined and then arrives whole, to be handled (and counted) as usual. Agent thread only.
+ */
+final class PacketDispatcher implements PlacingPacketHandler {
+    private final SoftQueuePair[] byQpn;
+    private final CounterSet counters;
+    private final HeaderFlyweight rxHeader = new HeaderFlyweight();
+    private final DataFrame rxData = new DataFrame();
+    private final AckFrame rxAck = new AckFrame();
+    private long now;
+
+    PacketDispatcher(SoftQueuePair[] byQpn, CounterSet deviceCounters) {
+        this.byQpn = byQpn;
+        this.counters = deviceCounters;
+    }
+
+    /** The duty cycle's time, given to the queue pairs with each packet. */
+    void now(long nowNanos) {
+        now = nowNanos;
+    }
+
+    /** Where a datagram's header sends it: the one routing check for whole and placed datagrams. */
+    private enum Route {
+        /** To {@link #routedQp}, which is active and connected to the sender. */
+        OK,
+        /** No such queue pair, or not connected. */
+        UNKNOWN_DESTINATION,
+        /** The connection token is not the queue pair's. */
+        BAD_TOKEN,
+        /** Not from the queue pair's peer. */
+        UNKNOWN_SOURCE,
+        /** The queue pair is not (or no longer) processing packets. */
+        INACTIVE
+    }
+
+    /** The queue pair {@link #route} found; agent thread only. */
+    private SoftQueuePair routedQp;
+
+    /** Routes a well-formed header from {@code from} to its queue pair ({@link #routedQp}). */
+    private Route route(HeaderFlyweight h, WireAddress from) {
+        int qpn = h.destQpn();
+        SoftQueuePair qp = qpn > 0 && qpn <= SoftDevice.MAX_QPS ? byQpn[qpn] : null;
+        routedQp = qp;
+        if (qp == null || qp.peerAddress() == null) {
+            return Route.UNKNOWN_DESTINATION;
+        }
+        if (h.token() != qp.localToken()) {
+            return Route.BAD_TOKEN;
+        }
+        if (!from.equals(qp.peerAddress())) {
+            return Route.UNKNOWN_SOURCE;
+        }
+        return qp.isActive() ? Route.OK : Route.INACTIVE;
+    }
+
+    /**
+     * A received datagram: checked for form, routed, counted, and handed to its queue pair's
+     * completer (ACKs) or responder (everything else). {@code placed}: the wire received its
+     * payload at the target the responder named ({@link Responder#placement}).
+     */
+    private void dispatch(MemorySegment packet, int length, WireAddress from, boolean placed) {
+        HeaderFlyweight h = rxHeader.wrap(packet);
+        if (!h.isWellFormed(length)) {
+            counters.increment(SoftCounter.BAD_PACKETS);
+            return;
+        }
+        Route route = route(h, from);
+        SoftQueuePair qp = routedQp;
+        switch (route) {
+            case OK -> {
+            }
+            case UNKNOWN_DESTINATION -> {
+                counters.increment(SoftCounter.UNKNOWN_DESTINATION);
+                return;
+            }
+            case BAD_TOKEN -> {
+                qp.countersSet().increment(SoftCounter.BAD_TOKEN);
+                return;
+            }
+            case UNKNOWN_SOURCE -> {
+                qp.countersSet().increment(SoftCounter.UNKNOWN_SOURCE);
+                return;
+            }
+            case INACTIVE -> {
+                qp.countersSet().increment(SoftCounter.UNKNOWN_DESTINATION);
+                if (qp.state() == QpState.ERR) {
+                    qp.responder().onPacketInError(h);
+                }
+                return;
+            }
+        }
+        CounterSet c = qp.countersSet();
+        c.increment(Counter.PACKETS_RECEIVED);
+        c.add(Counter.BYTES_RECEIVED, length);
+        if (h.type() == TYPE_ACK) {
+            qp.completer().onAckPacket(rxAck.wrap(packet), now);
+            return;
+        }
+        if ((h.flags() & F_ACK) != 0) {
+            qp.completer().onCumulativeAck(h.ackPsn(), now);
+        }
+        qp.responder().onPacket(rxData.wrap(packet), packet, length, now, placed);
+    }
+
+    private final DataFrame peeked = new DataFrame();
+    /** What the responder placed (or predicted) last, and for which queue pair. */
+    private WritePlacement placement;
+    private SoftQueuePair placedQp;
+
+    @Override
+    public void onPacket(MemorySegment packet, int length, WireAddress from) {
+        dispatch(packet, length, from, false);
+    }
+
+    @Override
+    public int headerLength() {
+        return HEADER_LENGTH;
+    }
+
+    @Override
+    public boolean place(MemorySegment header, int length, WireAddress from) {
+        DataFrame d = peeked.wrap(header);
+        if (length <= HEADER_LENGTH || d.type() != TYPE_WRITE || !d.isWellFormed(length)
+                || route(d, from) != Route.OK) {
+            return false;
+        }
+        WritePlacement p = routedQp.responder().placement(d, length - HEADER_LENGTH);
+        if (p == null) {
+            return false;
+        }
+        placement = p;
+        placedQp = routedQp;
+        return true;
+    }
+
+    /** The rest of the write in progress: its next packet goes right after this one. */
+    @Override
+    public boolean predictNext() {
+        SoftQueuePair qp = placedQp;
+        WritePlacement p = qp == null || !qp.isActive() ? null : qp.responder().predictNext();
+        if (p == null) {
+            return false;
+        }
+        placement = p;
+        return true;
+    }
+
+    @Override
+    public int predictedPayloadLength() {
+        return placement.length();
+    }
+
+    /** Whether the packet is one {@link #place} accepts for exactly the predicted place. */
+    @Override
+    public boolean confirm(MemorySegment header, int length, WireAddress from) {
+        MemorySegment predictedSegment = placement.segment();
+        long predictedOffset = placement.offset();
+        return place(header, length, from) && placement.segment() == predictedSegment
+                && placement.offset() == predictedOffset;
+    }
+
+    @Override
+    public MemorySegment placementSegment() {
+        return placement.segment();
+    }
+
+    @Override
+    public long placementOffset() {
+        return placement.offset();
+    }
+
+    @Override
+    public void onPlacedPacket(MemorySegment packet, int length, WireAddress from) {
+        dispatch(packet, length, from, true);
+    }
+}

@@ -1,0 +1,46 @@
+package io.slime4j.soft;
+
+/**
+ * The soft engine's protocol counters: what its reliable stream did (retransmissions, timeouts,
+ * ACKs, NAKs) and what it dropped (bad, stray or spoofed packets), kept per device and per queue
+ * pair next to the hardware-neutral {@link io.slime4j.verbs.Counter}s, and read through
+ * {@link SoftCounters}. Ids are stable and shared with {@code Counter}'s id space (no id is used
+ * twice), so external tools may rely on them.
+ */
+public enum SoftCounter {
+    RETRANSMITS(4, "Segments retransmitted"),
+    FAST_RETRANSMITS(5, "Segments retransmitted on a duplicate ACK"),
+    TIMEOUTS(6, "Retransmit timer expiries"),
+    DUPLICATES(7, "Duplicate segments received"),
+    OUT_OF_ORDER(8, "Segments received out of order"),
+    OUT_OF_WINDOW(9, "Segments dropped outside the receive window"),
+    BAD_PACKETS(10, "Packets dropped: bad length, version or opcode"),
+    BAD_TOKEN(11, "Packets dropped: wrong connection token"),
+    UNKNOWN_DESTINATION(12, "Packets dropped: no such queue pair or not connected"),
+    UNKNOWN_SOURCE(13, "Packets dropped: source is not the connected peer"),
+    ACKS_SENT(14, "Explicit ACK packets sent"),
+    ACKS_RECEIVED(15, "ACK or NAK information processed"),
+    RNR_NAKS_SENT(16, "RNR NAKs sent"),
+    RNR_NAKS_RECEIVED(17, "RNR NAKs received"),
+    NAKS_SENT(18, "Error NAKs sent"),
+    NAKS_RECEIVED(19, "Error NAKs received"),
+    SEND_DROPS(23, "Packets the wire could not send (buffer full)");
+
+    private final int id;
+    private final String label;
+
+    SoftCounter(int id, String label) {
+        this.id = id;
+        this.label = label;
+    }
+
+    /** Stable id. */
+    public int id() {
+        return id;
+    }
+
+    /** Human-readable label. */
+    public String label() {
+        return label;
+    }
+}

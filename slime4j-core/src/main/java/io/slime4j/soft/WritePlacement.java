@@ -1,0 +1,70 @@
+package io.slime4j.soft;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * Where the wire may receive an RDMA-write payload straight from the socket: the answer of
+ * {@link Responder#placement} and {@link Responder#predictNext}, which return this object (one
+ * per queue pair, reused) saying what will be placed — {@link #segment()}, {@link #offset()} and
+ * {@link #length()} — or null for "receive it whole". A placement is only offered for the next
+ * packet in order that passes {@link RemoteAccess#checkWrite}, the same check the packet meets
+ * again when it is executed. Progress agent thread only.
+ */
+final class WritePlacement {
+    private MemorySegment segment;
+    private long offset;
+    private int length;
+    /** The accepted packet: its region, PSN, message start, offset in the message, payload and message length. */
+    private KeyTable.Entry entry;
+    private int psn;
+    private long base;
+    private long messageOffset;
+    private int payload;
+    private int messageLength;
+
+    MemorySegment segment() { return segment; }
+    long offset() { return offset; }
+    int length() { return length; }
+
+    /** Accepts the write {@code d}, whose target {@code access} has just checked, for placement. */
+    WritePlacement accept(DataFrame d, int payloadLength, RemoteAccess access) {
+        KeyTable.Entry e = access.target();
+        entry = e;
+        psn = d.psn();
+        base = access.targetBase();
+        messageOffset = d.messageOffset();
+        payload = payloadLength;
+        messageLength = d.messageLength();
+        segment = e.segment;
+        offset = base + messageOffset;
+        length = payloadLength;
+        return this;
+    }
+
+    /**
+     * After the packet accepted last was executed: where the next packet of the same write will
+     * go, so that the wire may receive the next datagram there without looking at its header
+     * first. The place is the message's next {@code MTU} bytes (the sender's MTU: the size of this
+     * non-last packet), inside the message's target, whose bytes are undefined until the write
+     * completes, so a datagram that turns out to be another one does no harm there: the packet
+     * that covers those bytes has been neither executed (nothing was executed since the placed
+     * packet) nor placed ahead of order (nothing is held), so it will still write them. Null at
+     * the end of the message, if anything else was executed since ({@code expectedPsn} moved on
+     * further), while packets are held ahead of order, or if the region was deregistered.
+     */
+    WritePlacement predictNext(int expectedPsn, boolean holes) {
+        KeyTable.Entry e = entry;
+        if (e == null || expectedPsn != psn + 1 || holes || !e.valid || !e.segment.scope().isAlive()) {
+            return null;
+        }
+        long next = messageOffset + payload;
+        long remaining = messageLength - next;
+        if (remaining <= 0) {
+            return null;
+        }
+        segment = e.segment;
+        offset = base + next;
+        length = (int) Math.min(remaining, payload);
+        return this;
+    }
+}

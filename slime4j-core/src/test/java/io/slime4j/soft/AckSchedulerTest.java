@@ -1,0 +1,100 @@
+package io.slime4j.soft;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.slime4j.soft.AckScheduler.Due;
+import org.junit.jupiter.api.Test;
+
+/** ACK timing with a clock the test sets. */
+class AckSchedulerTest {
+    private static final long DELAY = 50_000;
+    private static final int PACKET = 4160;
+    private final AckScheduler acks = new AckScheduler(DELAY, 32, PACKET, 256 * 1024, 65_536);
+    private long now = 7_000_000;
+
+    @Test
+    void anAckWaitsForTheDelaySoThatDataGoingBackCanCarryIt() {
+        acks.onAccepted(now);
+        assertThat(acks.due(now, false)).isEqualTo(Due.NONE);
+        now += DELAY - 1;
+        assertThat(acks.due(now, false)).isEqualTo(Due.NONE);
+        now += 1;
+        assertThat(acks.due(now, false)).isEqualTo(Due.ACK);
+
+        acks.onAccepted(now);
+        acks.onCarried(false);
+        now += 10 * DELAY;
+        assertThat(acks.due(now, false)).as("carried on a data packet instead").isEqualTo(Due.NONE);
+    }
+
+    @Test
+    void aDuplicateIsAnsweredAtOnce() {
+        acks.onDuplicate();
+        assertThat(acks.due(now, false)).isEqualTo(Due.ACK);
+    }
+
+    @Test
+    void aNewHoleIsReportedAtOnceAndACarriedAckDoesNotReplaceTheSack() {
+        acks.onAccepted(now);
+        acks.onNewHole();
+        acks.onCarried(true);
+        assertThat(acks.due(now, true)).isEqualTo(Due.ACK);
+    }
+
+    @Test
+    void anAckGoesAfterEveryFewPacketsCountedInTheAdvertisedWindow() {
+        // before any ACK: the peer's assumed 256 KiB in the largest (64 KiB) packets: every 2
+        assertThat(acks.ackAfter()).isEqualTo(2);
+        acks.onSent(1 << 30, PACKET);
+        assertThat(acks.ackAfter()).as("ackEvery caps it").isEqualTo(32);
+        acks.onSent(10 * PACKET, PACKET);
+        assertThat(acks.ackAfter()).as("half a 10-packet window").isEqualTo(5);
+        for (int i = 0; i < 4; i++) {
+            acks.onAccepted(now);
+        }
+        assertThat(acks.due(now, false)).isEqualTo(Due.NONE);
+        acks.onAccepted(now);
+        assertThat(acks.due(now, false)).isEqualTo(Due.ACK);
+    }
+
+    @Test
+    void whileHolesRemainTheLastAckIsRepeatedWithBackoff() {
+        acks.onNewHole();
+        acks.onAccepted(now);
+        assertThat(acks.due(now, true)).isEqualTo(Due.ACK);
+        acks.onSent(1 << 20, PACKET);
+        acks.scheduleRefresh(Due.ACK, now);
+
+        long interval = 4 * DELAY;
+        for (int i = 0; i < 12; i++) {
+            assertThat(acks.due(now + interval - 1, true)).as("refresh %d not early", i).isEqualTo(Due.NONE);
+            now += interval;
+            assertThat(acks.due(now, true)).isEqualTo(Due.SACK_REFRESH);
+            assertThat(acks.due(now, false)).as("no holes: nothing to repeat").isEqualTo(Due.NONE);
+            acks.onSent(1 << 20, PACKET);
+            acks.scheduleRefresh(Due.SACK_REFRESH, now);
+            interval = Math.min(interval * 2, AckScheduler.MAX_SACK_REFRESH_NANOS);
+        }
+        assertThat(interval).isEqualTo(AckScheduler.MAX_SACK_REFRESH_NANOS);
+    }
+
+    @Test
+    void aDroppedPacketAheadAsksTheSenderToGoBackInTheNextAckOnly() {
+        acks.onDroppedAhead();
+        assertThat(acks.goBack()).isTrue();
+        assertThat(acks.due(now, true)).isEqualTo(Due.ACK);
+        acks.onCarried(true);
+        assertThat(acks.due(now, true)).as("not replaced by a data packet").isEqualTo(Due.ACK);
+        acks.onSent(1 << 20, PACKET);
+        assertThat(acks.goBack()).isFalse();
+    }
+
+    @Test
+    void windowsAreCountedInThePeersPacketsOnceOneArrived() {
+        assertThat(acks.packetBytes()).isEqualTo(PACKET);
+        acks.onPacketSize(1500);
+        assertThat(acks.packetBytes()).isEqualTo(1500);
+        acks.onPacketSize(900);
+        assertThat(acks.packetBytes()).as("the largest seen").isEqualTo(1500);
+    }
+}

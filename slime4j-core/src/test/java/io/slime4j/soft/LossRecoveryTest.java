@@ -1,0 +1,188 @@
+package io.slime4j.soft;
+
+import static io.slime4j.soft.OutboundHarness.psn;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** Loss recovery driven packet by packet with a clock the test sets: no device, socket or thread. */
+@Timeout(value = 10, unit = TimeUnit.SECONDS)
+class LossRecoveryTest {
+    private final OutboundHarness h = new OutboundHarness();
+
+    @Test
+    void aCumulativeAckRetiresEverySegmentBeforeItAcrossThePsnWrap() {
+        h.send(8, 1_000);
+        h.now += 100_000;
+        h.loss.onAck(h.ack(6), h.now, h.responses);
+
+        assertThat(h.stream.una()).isEqualTo(psn(6));
+        assertThat(h.stream.pipe()).as("two still on the wire").isEqualTo(2);
+        assertThat(h.stream.at(psn(5)).acked).isTrue();
+        assertThat(h.stream.at(psn(5)).isScheduled()).as("its timer is cancelled").isFalse();
+        assertThat(h.count(SoftCounter.ACKS_RECEIVED)).isEqualTo(1);
+        assertThat(h.congestion.window()).as("slow start: one packet per packet acked").isEqualTo(32 + 6);
+    }
+
+    @Test
+    void anAckForWhatWasNeverSentOrAlreadyAckedChangesNothing() {
+        h.send(4, 1_000);
+        h.loss.onAck(h.ack(2), h.now, h.responses);
+        h.loss.onAck(h.ack(1), h.now, h.responses); // reordered, older
+        h.loss.onAck(h.ack(9), h.now, h.responses); // beyond what was sent
+
+        assertThat(h.stream.una()).isEqualTo(psn(2));
+        assertThat(h.count(SoftCounter.ACKS_RECEIVED)).isEqualTo(1);
+    }
+
+    @Test
+    void aHoleIsResentOnceLaterSegmentsSentAReorderWindowAfterItAreSacked() {
+        h.send(); // psn 0, lost
+        h.now += 200_000; // the next ones leave 200 us later: more than the 50 us reordering window
+        h.send(5, 1_000);
+        h.loss.onAck(h.ack(0, 1, 2, 3, 4, 5), h.now, h.responses);
+
+        assertThat(h.stream.at(psn(1)).sacked).isTrue();
+        assertThat(h.stream.pipe()).as("SACKed segments left the pipe, and so did the lost one").isZero();
+        assertThat(h.count(SoftCounter.FAST_RETRANSMITS)).isEqualTo(1);
+        assertThat(h.sendRetransmits()).as("exactly the hole is resent").isEqualTo(1);
+        assertThat(h.stream.at(psn(0)).retransmitted).isTrue();
+        assertThat(h.congestion.window()).as("halved once on loss").isEqualTo(16);
+        assertThat(h.congestion.inRecovery()).isTrue();
+
+        h.now += 100_000;
+        h.loss.onAck(h.ack(6), h.now, h.responses);
+        assertThat(h.stream.isEmpty()).isTrue();
+        assertThat(h.congestion.inRecovery()).as("recovery ends once everything then in flight is acked").isFalse();
+    }
+
+    @Test
+    void reorderingWithinTheReorderWindowIsNotTakenForLoss() {
+        h.send(6, 1_000); // all within 6 us
+        h.loss.onAck(h.ack(0, 2, 3, 4, 5), h.now, h.responses); // 0 and 1 overtaken, not lost
+
+        assertThat(h.count(SoftCounter.FAST_RETRANSMITS)).isZero();
+        assertThat(h.sendRetransmits()).isZero();
+        h.loss.onAck(h.ack(6), h.now, h.responses);
+        assertThat(h.stream.isEmpty()).isTrue();
+        assertThat(h.congestion.window()).as("no reduction").isGreaterThan(32);
+    }
+
+    @Test
+    void aDuplicateAckResendsTheHoleOnceASegmentSentAfterItWasDelivered() {
+        h.send();
+        h.now += 500_000; // more than the reordering window (a quarter of the smoothed RTT, about 1 ms)
+        h.send(3, 1_000);
+        h.now += 10_000;
+        h.loss.onAck(h.ack(0), h.now, h.responses); // duplicate: nothing new, no SACK yet
+        assertThat(h.count(SoftCounter.FAST_RETRANSMITS)).as("no evidence of loss yet").isZero();
+
+        h.loss.onAck(h.ack(0, 2), h.now, h.responses); // segment 2, sent 500 us after 0, arrived
+        assertThat(h.count(SoftCounter.FAST_RETRANSMITS)).isEqualTo(1);
+        assertThat(h.stream.at(psn(0)).queuedForRetransmit).isTrue();
+        assertThat(h.stream.at(psn(1)).queuedForRetransmit).as("sent together with 2: merely reordered").isFalse();
+    }
+
+    @Test
+    void goBackResendsEverythingNotSackedThatHadARoundTripToArrive() {
+        h.send(4, 1_000);
+        h.now += 2_000_000; // past the initial smoothed RTT
+        h.loss.onAck(h.goBack(1), h.now, h.responses);
+
+        assertThat(h.count(SoftCounter.FAST_RETRANSMITS)).isEqualTo(3);
+        assertThat(h.sendRetransmits()).isEqualTo(3);
+    }
+
+    @Test
+    void theRetransmitTimeoutBacksOffExponentiallyAndTheOldestSegmentSpendsTheRetryBudget() {
+        SendSegment s = h.send();
+        long rto = h.loss.rto();
+        assertThat(rto).isEqualTo(OutboundHarness.ACK_TIMEOUT);
+
+        h.now += rto - 20_000;
+        assertThat(h.fireTimers()).as("not before the RTO").isEmpty();
+        h.now += 40_000;
+        assertThat(h.fireTimers()).containsExactly(LossRecovery.Timeout.RETRANSMIT);
+        assertThat(s.retries).isEqualTo(1);
+        assertThat(h.congestion.window()).as("a timeout restarts from the floor").isEqualTo(AimdCongestionControl.MIN_CWND);
+        assertThat(h.sendRetransmits()).isEqualTo(1);
+
+        h.now += 2 * rto - 20_000;
+        assertThat(h.fireTimers()).as("the second timeout waits twice as long").isEmpty();
+        h.now += 40_000;
+        assertThat(h.fireTimers()).containsExactly(LossRecovery.Timeout.RETRANSMIT);
+        h.sendRetransmits();
+        h.now += 4 * rto + 20_000;
+        assertThat(h.fireTimers()).containsExactly(LossRecovery.Timeout.RETRANSMIT);
+        h.sendRetransmits();
+        h.now += 8 * rto + 20_000;
+        assertThat(h.fireTimers()).as("retry count 3 spent").containsExactly(LossRecovery.Timeout.EXHAUSTED);
+        assertThat(h.count(SoftCounter.TIMEOUTS)).isEqualTo(4);
+    }
+
+    @Test
+    void progressGivesTheNewOldestSegmentAFreshRetryBudget() {
+        SendSegment first = h.send();
+        SendSegment second = h.send();
+        h.now += h.loss.rto() + 20_000;
+        assertThat(h.fireTimers()).hasSize(2);
+        assertThat(second.retries).isEqualTo(1);
+
+        h.loss.onAck(h.ack(1), h.now, h.responses);
+        assertThat(first.acked).isTrue();
+        assertThat(second.retries).isZero();
+    }
+
+    @Test
+    void aTimerOfASackedSegmentThatIsNotTheOldestIsIgnored() {
+        h.send(3, 1_000);
+        h.loss.onAck(h.ack(0, 2), h.now, h.responses);
+        assertThat(h.loss.onTimeout(h.stream.at(psn(2)), h.now)).isEqualTo(LossRecovery.Timeout.IGNORED);
+        assertThat(h.loss.onTimeout(h.stream.at(psn(0)), h.now)).isEqualTo(LossRecovery.Timeout.RETRANSMIT);
+    }
+
+    @Test
+    void aTailLossProbeResendsTheOldestSegmentWhenDeliveriesStop() {
+        SendSegment s = h.send();
+        h.now += OutboundHarness.ACK_TIMEOUT / 2 - 10_000;
+        h.loss.onDutyCycle(h.now);
+        assertThat(s.queuedForRetransmit).as("not yet: half the ACK timeout is the floor").isFalse();
+
+        h.now += 20_000;
+        h.loss.onDutyCycle(h.now);
+        assertThat(s.queuedForRetransmit).isTrue();
+        assertThat(s.retries).as("the probe spends the first retry").isEqualTo(1);
+        assertThat(h.count(SoftCounter.TIMEOUTS)).as("without a timeout").isZero();
+    }
+
+    @Test
+    void aSackedOldestSegmentKeepsATimerInCaseTheResponderRefusesItInOrder() {
+        h.send(3, 1_000);
+        h.loss.onAck(h.ack(0, 1, 2), h.now, h.responses);
+        h.loss.onCumulativeAck(psn(1), h.now, h.responses); // piggy-backed: 0 executed, 1 only SACKed
+        SendSegment head = h.stream.at(psn(1));
+        assertThat(head.sacked).isTrue();
+        assertThat(head.isScheduled()).as("SACK cancels the timer").isFalse();
+
+        h.loss.onDutyCycle(h.now);
+        assertThat(head.isScheduled()).as("the head guard re-arms it").isTrue();
+    }
+
+    @Test
+    void roundTripsAreMeasuredOnlyOnSegmentsSentOnce() {
+        h.send();
+        double before = h.loss.rtt().srtt();
+        h.now += 5_000_000;
+        h.loss.onAck(h.ack(1), h.now, h.responses);
+        assertThat(h.loss.rtt().srtt()).isGreaterThan(before);
+
+        SendSegment again = h.send();
+        again.retransmitted = true;
+        double measured = h.loss.rtt().srtt();
+        h.now += 50_000_000;
+        h.loss.onAck(h.ack(2), h.now, h.responses);
+        assertThat(h.loss.rtt().srtt()).as("Karn's rule").isEqualTo(measured);
+    }
+}
