@@ -46,8 +46,12 @@ final class Dispatcher implements Runnable {
      */
     static final long STAND_ASIDE_NANOS = 1_000_000;
 
-    private final EndpointCore core;
-    private final IoPath io;
+    private final String name;
+    private final Lifecycle lifecycle;
+    private final OpTracker tracker;
+    private final Router router;
+    private final Anomalies anomalies;
+    private final IoCompletions io;
     private final MessagePath messages;
     private final ImmRecvPath imm;
     private final WorkCompletion[] batch = WorkCompletion.array(BATCH);
@@ -61,14 +65,19 @@ final class Dispatcher implements Runnable {
     private final LongAdder helped = new LongAdder();
     private volatile boolean running = true;
 
-    Dispatcher(EndpointCore core, IoPath io, MessagePath messages, ImmRecvPath imm, int rail) {
-        this.cq = core.transport.cqs[rail];
-        this.core = core;
+    Dispatcher(CompletionQueue cq, int rail, long pollNanos, Lifecycle lifecycle, OpTracker tracker, Router router,
+               Anomalies anomalies, IoCompletions io, MessagePath messages, ImmRecvPath imm) {
+        this.cq = cq;
+        this.name = lifecycle.name();
+        this.lifecycle = lifecycle;
+        this.tracker = tracker;
+        this.router = router;
+        this.anomalies = anomalies;
         this.io = io;
         this.messages = messages;
         this.imm = imm;
-        this.pollNanos = core.config.pollTimeout().toNanos();
-        this.thread = Thread.ofPlatform().daemon().name("slime4j-" + core.name + "-dispatch"
+        this.pollNanos = pollNanos;
+        this.thread = Thread.ofPlatform().daemon().name("slime4j-" + name + "-dispatch"
                 + (rail == 0 ? "" : "-rail" + rail)).unstarted(this);
     }
 
@@ -112,8 +121,7 @@ final class Dispatcher implements Runnable {
             } catch (InterruptedException e) {
                 // stop() interrupts; the loop condition decides
             } catch (RuntimeException e) {
-                core.stats.dispatchErrors.increment();
-                EndpointCore.log().error("endpoint {}: waiting on the completion queue failed", core.name, e);
+                anomalies.dispatchError("waiting on the completion queue failed", e);
             }
         }
     }
@@ -133,12 +141,11 @@ final class Dispatcher implements Runnable {
                 n = cq.poll(batch);
             } catch (CompletionQueueOverflowException e) {
                 running = false;
-                core.markFailed("completion queue overflowed: " + e.getMessage());
-                core.tracker.cancelAll("endpoint " + core.name + " failed: completion queue overflow");
+                lifecycle.markFailed("completion queue overflowed: " + e.getMessage());
+                tracker.cancelAll("endpoint " + name + " failed: completion queue overflow");
                 return -1;
             } catch (RuntimeException e) {
-                core.stats.dispatchErrors.increment();
-                EndpointCore.log().error("endpoint {}: polling the completion queue failed", core.name, e);
+                anomalies.dispatchError("polling the completion queue failed", e);
                 return 0;
             }
             for (int i = 0; i < n; i++) {
@@ -201,11 +208,11 @@ final class Dispatcher implements Runnable {
     }
 
     private void dispatch(WorkCompletion wc) {
-        if (!wc.isSuccess() && wc.status() != WcStatus.WR_FLUSH_ERR && !core.isClosing()
+        if (!wc.isSuccess() && wc.status() != WcStatus.WR_FLUSH_ERR && !lifecycle.isClosing()
                 && !laneFailed(wc)) {
             // a failed request moves its queue pair to ERR (the verbs contract): a message queue pair
             // (or the last live lane) failing ends the endpoint
-            core.markFailed("queue pair " + wc.qpn() + " failed a request with " + wc.status()
+            lifecycle.markFailed("queue pair " + wc.qpn() + " failed a request with " + wc.status()
                     + (wc.status() == WcStatus.RETRY_EXC_ERR ? " (the peer stopped answering)" : ""));
         }
         try {
@@ -217,17 +224,14 @@ final class Dispatcher implements Runnable {
                 case WrIds.META_WINDOW -> messages.onMetaWindow(wc);
                 case WrIds.DATA_WINDOW -> messages.onDataWindow(wc);
                 case WrIds.IMM_WINDOW -> imm.onImmWindow(wc);
-                default -> core.protocolError("completion with a foreign wrId: " + wc);
+                default -> anomalies.protocolError("completion with a foreign wrId: " + wc);
             }
         } catch (RuntimeException e) {
-            core.stats.dispatchErrors.increment();
-            if (core.stats.dispatchErrors.sum() <= 10) {
-                EndpointCore.log().error("endpoint {}: dispatching {} failed", core.name, wc, e);
-            }
+            anomalies.dispatchError("dispatching " + wc + " failed", e);
         } catch (Error e) {
-            core.stats.dispatchErrors.increment();
-            core.markFailed("dispatch thread died: " + e);
-            core.tracker.cancelAll("endpoint " + core.name + " failed: " + e);
+            anomalies.dispatchError("dispatching " + wc + " failed", e);
+            lifecycle.markFailed("dispatch thread died: " + e);
+            tracker.cancelAll("endpoint " + name + " failed: " + e);
             throw e;
         }
     }
@@ -243,8 +247,8 @@ final class Dispatcher implements Runnable {
             return false;
         }
         int lane = WrIds.qp(wc.wrId());
-        EndpointCore.log().warn("endpoint {}: lane {} failed a request with {}", core.name, lane, wc.status());
-        return core.router.markDead(lane) > 0;
+        Lifecycle.log().warn("endpoint {}: lane {} failed a request with {}", name, lane, wc.status());
+        return router.markDead(lane) > 0;
     }
 
     /**

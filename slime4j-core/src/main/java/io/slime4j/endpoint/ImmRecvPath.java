@@ -7,6 +7,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -28,7 +29,15 @@ import java.util.concurrent.locks.ReentrantLock;
  * for them beyond its message slots.
  */
 final class ImmRecvPath {
-    private final EndpointCore core;
+    private final Lifecycle lifecycle;
+    private final String name;
+    private final Router router;
+    private final Transport transport;
+    private final OpTracker tracker;
+    private final EndpointHooks hooks;
+    private final BackPressure backPressure;
+    private final Anomalies anomalies;
+    private final Stats stats;
     private final ReentrantLock lock = new ReentrantLock();
     private final ArrayDeque<OpState> waiting = new ArrayDeque<>();
     private final ArrayDeque<Integer> arrivals = new ArrayDeque<>();
@@ -39,9 +48,18 @@ final class ImmRecvPath {
     private int toReturn;
     private int creditSendsOutstanding;
 
-    ImmRecvPath(EndpointCore core) {
-        this.core = core;
-        this.returnThreshold = Math.max(1, core.config.immWindow() / 4);
+    ImmRecvPath(Lifecycle lifecycle, int immWindow, Router router, Transport transport, OpTracker tracker,
+                EndpointHooks hooks, BackPressure backPressure, Anomalies anomalies, Stats stats) {
+        this.lifecycle = lifecycle;
+        this.name = lifecycle.name();
+        this.router = router;
+        this.transport = transport;
+        this.tracker = tracker;
+        this.hooks = hooks;
+        this.backPressure = backPressure;
+        this.anomalies = anomalies;
+        this.stats = stats;
+        this.returnThreshold = Math.max(1, immWindow / 4);
     }
 
     /** At connect: the peer's window is what this endpoint may spend. */
@@ -50,8 +68,8 @@ final class ImmRecvPath {
     }
 
     TransferFuture immRecv() {
-        core.checkUsable();
-        OpState op = core.tracker.newOp(OpKind.IMM_RECV, 0);
+        lifecycle.checkUsable();
+        OpState op = tracker.newOp(OpKind.IMM_RECV, 0);
         Integer value;
         lock.lock();
         try {
@@ -75,13 +93,13 @@ final class ImmRecvPath {
 
     /** Dispatch thread: a write-with-imm of the peer consumed an imm window receive. */
     void onImmWindow(WorkCompletion wc) {
-        RecvWindow w = core.transport.immWindows[WrIds.qp(wc.wrId())];
+        RecvWindow w = transport.immWindows[WrIds.qp(wc.wrId())];
         int entry = WrIds.slot(wc.wrId());
         w.consumed();
         if (!wc.isSuccess()) {
             return; // flushed: the queue pair is closing
         }
-        boolean repostFirst = core.hooks.repostBeforeRelease();
+        boolean repostFirst = hooks.repostBeforeRelease();
         if (repostFirst) {
             w.post(entry);
         }
@@ -138,16 +156,16 @@ final class ImmRecvPath {
     }
 
     private void sendCredits(int n) {
-        core.router.select(QpOpType.CONTROL, 0); // the meta queue pair: lane 0
+        router.select(QpOpType.CONTROL, 0); // the meta queue pair: lane 0
         creditWr.clear().wrId(WrIds.encode(WrIds.CREDIT_SEND, 0, 0, 0, 0)).opcode(Opcode.SEND_WITH_IMM)
                 .immediate(Wire32.metaImm(Wire32.CREDIT_TYPE, n));
         try {
-            core.transport.meta.postSend(creditWr);
+            transport.meta.postSend(creditWr);
             creditSendsOutstanding++;
-            core.stats.creditMessages.increment();
+            stats.creditMessages.increment();
         } catch (RuntimeException e) {
-            if (!core.isClosing()) {
-                core.protocolError("could not return " + n + " imm credits: " + e.getMessage());
+            if (!lifecycle.isClosing()) {
+                anomalies.protocolError("could not return " + n + " imm credits: " + e.getMessage());
             }
         }
     }
@@ -160,13 +178,13 @@ final class ImmRecvPath {
     /** Takes one credit for a write-with-imm, waiting (bounded) for the peer to return some. */
     void acquirePeerCredit() {
         try {
-            if (!core.acquire(peerCredits)) {
-                throw core.busy("no write-with-imm credit (the peer's window is full of unprocessed immediates)");
+            if (!peerCredits.tryAcquire(backPressure.timeoutNanos(), TimeUnit.NANOSECONDS)) {
+                throw backPressure.busy("no write-with-imm credit (the peer's window is full of unprocessed immediates)");
             }
-            core.checkOpen(); // close() wakes waiters with spare permits
+            lifecycle.checkOpen(); // close() wakes waiters with spare permits
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new EndpointException("endpoint " + core.name + ": interrupted waiting for a write-with-imm credit", e);
+            throw new EndpointException("endpoint " + name + ": interrupted waiting for a write-with-imm credit", e);
         }
     }
 

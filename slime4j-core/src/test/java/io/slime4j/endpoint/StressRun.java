@@ -49,7 +49,7 @@ final class StressRun {
 
     /** A run of the real endpoint, waiting up to a minute for any one op. */
     StressRun() {
-        this(EndpointHooks.DEFAULT, Duration.ofSeconds(60));
+        this(WatchedHooks.KEEPING_ALL, Duration.ofSeconds(60));
     }
 
     /** A run with {@code hooks} (tests break an invariant with them), waiting up to {@code wait} for any op. */
