@@ -30,7 +30,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * user code ever runs while a completion is handled. An exception in one completion is counted
  * and logged; the loop goes on.
  */
-final class Dispatcher implements Runnable {
+final class Dispatcher implements Runnable, RailDrain {
     private static final int BATCH = 256;
     /** A helper's first bounded wait on the queue; it doubles up to {@link #HELP_SLICE_MAX_NANOS}. */
     static final long HELP_SLICE_MIN_NANOS = 1_000_000;
@@ -86,7 +86,8 @@ final class Dispatcher implements Runnable {
     }
 
     /** Whether the current thread is handling completions of this rail (the dispatch thread or a helper). */
-    boolean isDispatching() {
+    @Override
+    public boolean isDispatching() {
         return drain.isHeldByCurrentThread();
     }
 
@@ -163,7 +164,8 @@ final class Dispatcher implements Runnable {
      * helps, the dispatcher stopped, or this thread is already handling completions) and must
      * wait on the signal as usual.
      */
-    Boolean help(OpSignal signal, long nanos) throws InterruptedException {
+    @Override
+    public Boolean help(OpSignal signal, long nanos) throws InterruptedException {
         Thread me = Thread.currentThread();
         if (!running || me == thread || drain.isHeldByCurrentThread() || !helper.compareAndSet(null, me)) {
             return null;

@@ -119,9 +119,9 @@ final class OpState {
         immediate = imm;
     }
 
-    /** Waits until the op's signal fires, helping its dispatcher when it can ({@link Dispatcher#help}). */
+    /** Waits until the op's signal fires, helping its dispatcher when it can ({@link RailDrain#help}). */
     void awaitSignal() throws InterruptedException {
-        Dispatcher d = tracker.drainer();
+        RailDrain d = tracker.drainer();
         while (d != null && !signal.isFired()) {
             Boolean fired = d.help(signal, Long.MAX_VALUE / 2);
             if (fired == null) {
@@ -133,7 +133,7 @@ final class OpState {
 
     /** Waits up to {@code nanos} for the op's signal, helping its dispatcher when it can; whether it fired. */
     boolean awaitSignal(long nanos) throws InterruptedException {
-        Dispatcher d = tracker.drainer();
+        RailDrain d = tracker.drainer();
         if (d != null && !signal.isFired() && nanos > 0) {
             long start = System.nanoTime();
             Boolean fired = d.help(signal, nanos);

@@ -37,16 +37,16 @@ final class OpTracker {
     }
 
     /**
-     * The dispatcher a waiting caller may help ({@link Dispatcher#help}), or null: set only on a
+     * The dispatcher a waiting caller may help ({@link RailDrain#help}), or null: set only on a
      * single-rail endpoint, where every op completes through that one queue.
      */
-    private volatile Dispatcher drainer;
+    private volatile RailDrain drainer;
 
-    void drainer(Dispatcher d) {
+    void drainer(RailDrain d) {
         drainer = d;
     }
 
-    Dispatcher drainer() {
+    RailDrain drainer() {
         return drainer;
     }
 

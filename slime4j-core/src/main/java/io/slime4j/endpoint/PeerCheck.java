@@ -1,11 +1,35 @@
 package io.slime4j.endpoint;
 
+import io.slime4j.verbs.VerbsDevice;
+import java.util.List;
+
 /**
- * Checks that a peer's {@link EndpointInfo} fits this endpoint before anything is connected or
- * replaced, and says exactly what does not fit and how to fix it.
+ * Checks, before anything is created, connected or replaced, that the rails given to
+ * {@link RdmaEndpoint#open(List, EndpointConfig)} are usable and that a peer's {@link EndpointInfo}
+ * fits this endpoint; says exactly what does not fit and how to fix it.
  */
 final class PeerCheck {
     private PeerCheck() {}
+
+    /** For {@link RdmaEndpoint#open(List, EndpointConfig)}: at least one rail, none null or repeated. */
+    static void rails(List<VerbsDevice> rails, EndpointConfig config) {
+        if (rails == null || rails.isEmpty() || config == null) {
+            throw new IllegalArgumentException("rails must name at least one device, and config must not be null");
+        }
+        if (rails.size() > EndpointConfig.MAX_QPS) {
+            throw new IllegalArgumentException("at most " + EndpointConfig.MAX_QPS + " rails, was " + rails.size());
+        }
+        for (int i = 0; i < rails.size(); i++) {
+            if (rails.get(i) == null) {
+                throw new IllegalArgumentException("rail " + i + " is null");
+            }
+            for (int j = 0; j < i; j++) {
+                if (rails.get(j) == rails.get(i)) {
+                    throw new IllegalArgumentException("rails " + j + " and " + i + " are the same device");
+                }
+            }
+        }
+    }
 
     /** For {@link RdmaEndpoint#connect}: same lanes and rails, no more message slots than here. */
     static void forConnect(String name, EndpointConfig config, int rails, EndpointInfo peer) {

@@ -143,22 +143,7 @@ public final class RdmaEndpoint implements AutoCloseable {
     }
 
     static RdmaEndpoint open(List<VerbsDevice> rails, EndpointConfig config, EndpointHooks hooks) {
-        if (rails == null || rails.isEmpty() || config == null) {
-            throw new IllegalArgumentException("rails must name at least one device, and config must not be null");
-        }
-        if (rails.size() > EndpointConfig.MAX_QPS) {
-            throw new IllegalArgumentException("at most " + EndpointConfig.MAX_QPS + " rails, was " + rails.size());
-        }
-        for (int i = 0; i < rails.size(); i++) {
-            if (rails.get(i) == null) {
-                throw new IllegalArgumentException("rail " + i + " is null");
-            }
-            for (int j = 0; j < i; j++) {
-                if (rails.get(j) == rails.get(i)) {
-                    throw new IllegalArgumentException("rails " + j + " and " + i + " are the same device");
-                }
-            }
-        }
+        PeerCheck.rails(rails, config);
         return new RdmaEndpoint(List.copyOf(rails), config, hooks);
     }
 

@@ -11,7 +11,7 @@ final class WindowWatch {
     private final Transport transport;
     private final Lifecycle lifecycle;
     private final Stats stats;
-    private volatile Dispatcher[] dispatchers = new Dispatcher[0];
+    private volatile RailDrain[] dispatchers = new RailDrain[0];
 
     WindowWatch(Transport transport, Lifecycle lifecycle, Stats stats) {
         this.transport = transport;
@@ -20,7 +20,7 @@ final class WindowWatch {
     }
 
     /** The dispatchers by rail, once they exist (a caller helping one counts as on its rail). */
-    void dispatchers(Dispatcher[] ds) {
+    void dispatchers(RailDrain[] ds) {
         dispatchers = ds.clone();
     }
 
@@ -37,7 +37,7 @@ final class WindowWatch {
 
     /** The rail the current thread handles completions of (its dispatch thread, or a helper), or -1. */
     private int currentRail() {
-        Dispatcher[] ds = dispatchers;
+        RailDrain[] ds = dispatchers;
         for (int i = 0; i < ds.length; i++) {
             if (ds[i].isDispatching()) {
                 return i;
