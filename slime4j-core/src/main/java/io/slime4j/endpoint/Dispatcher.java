@@ -48,12 +48,13 @@ final class Dispatcher implements Runnable, RailDrain {
 
     private final String name;
     private final Lifecycle lifecycle;
-    private final OpTracker tracker;
+    private final EndpointFailure failure;
     private final Router router;
     private final Anomalies anomalies;
     private final IoCompletions io;
     private final MessagePath messages;
     private final ImmRecvPath imm;
+    private final CancelNotices cancels;
     private final WorkCompletion[] batch = WorkCompletion.array(BATCH);
     private final Thread thread;
     private final long pollNanos;
@@ -65,17 +66,19 @@ final class Dispatcher implements Runnable, RailDrain {
     private final LongAdder helped = new LongAdder();
     private volatile boolean running = true;
 
-    Dispatcher(CompletionQueue cq, int rail, long pollNanos, Lifecycle lifecycle, OpTracker tracker, Router router,
-               Anomalies anomalies, IoCompletions io, MessagePath messages, ImmRecvPath imm) {
+    Dispatcher(CompletionQueue cq, int rail, long pollNanos, Lifecycle lifecycle, EndpointFailure failure, Router router,
+               Anomalies anomalies, IoCompletions io, MessagePath messages, ImmRecvPath imm,
+               CancelNotices cancels) {
         this.cq = cq;
         this.name = lifecycle.name();
         this.lifecycle = lifecycle;
-        this.tracker = tracker;
+        this.failure = failure;
         this.router = router;
         this.anomalies = anomalies;
         this.io = io;
         this.messages = messages;
         this.imm = imm;
+        this.cancels = cancels;
         this.pollNanos = pollNanos;
         this.thread = Thread.ofPlatform().daemon().name("slime4j-" + name + "-dispatch"
                 + (rail == 0 ? "" : "-rail" + rail)).unstarted(this);
@@ -142,8 +145,7 @@ final class Dispatcher implements Runnable, RailDrain {
                 n = cq.poll(batch);
             } catch (CompletionQueueOverflowException e) {
                 running = false;
-                lifecycle.markFailed("completion queue overflowed: " + e.getMessage());
-                tracker.cancelAll("endpoint " + name + " failed: completion queue overflow");
+                failure.fail(WcStatus.GENERAL_ERR, "completion queue overflowed: " + e.getMessage());
                 return -1;
             } catch (RuntimeException e) {
                 anomalies.dispatchError("polling the completion queue failed", e);
@@ -214,7 +216,7 @@ final class Dispatcher implements Runnable, RailDrain {
                 && !laneFailed(wc)) {
             // a failed request moves its queue pair to ERR (the verbs contract): a message queue pair
             // (or the last live lane) failing ends the endpoint
-            lifecycle.markFailed("queue pair " + wc.qpn() + " failed a request with " + wc.status()
+            failure.fail(wc.status(), "queue pair " + wc.qpn() + " failed a request with " + wc.status()
                     + (wc.status() == WcStatus.RETRY_EXC_ERR ? " (the peer stopped answering)" : ""));
         }
         try {
@@ -223,6 +225,7 @@ final class Dispatcher implements Runnable, RailDrain {
                 case WrIds.MSG_DATA -> messages.onDataSent(wc);
                 case WrIds.META_SEND -> messages.onMetaSent(wc);
                 case WrIds.CREDIT_SEND -> imm.onCreditSent(wc);
+                case WrIds.CANCEL_SEND -> cancels.onSent(wc);
                 case WrIds.META_WINDOW -> messages.onMetaWindow(wc);
                 case WrIds.DATA_WINDOW -> messages.onDataWindow(wc);
                 case WrIds.IMM_WINDOW -> imm.onImmWindow(wc);
@@ -232,8 +235,7 @@ final class Dispatcher implements Runnable, RailDrain {
             anomalies.dispatchError("dispatching " + wc + " failed", e);
         } catch (Error e) {
             anomalies.dispatchError("dispatching " + wc + " failed", e);
-            lifecycle.markFailed("dispatch thread died: " + e);
-            tracker.cancelAll("endpoint " + name + " failed: " + e);
+            failure.fail(WcStatus.GENERAL_ERR, "dispatch thread died: " + e);
             throw e;
         }
     }

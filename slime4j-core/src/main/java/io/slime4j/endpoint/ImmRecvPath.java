@@ -47,6 +47,10 @@ final class ImmRecvPath {
     private final Object creditLock = new Object();
     private int toReturn;
     private int creditSendsOutstanding;
+    private boolean woken;
+    /** Set when the endpoint failed: no immRecv waits any more (guarded by {@link #lock}). */
+    private String failed;
+    private io.slime4j.verbs.WcStatus failedStatus;
 
     ImmRecvPath(Lifecycle lifecycle, int immWindow, Router router, Transport transport, OpTracker tracker,
                 EndpointHooks hooks, BackPressure backPressure, Anomalies anomalies, Stats stats) {
@@ -71,16 +75,21 @@ final class ImmRecvPath {
         lifecycle.checkUsable();
         OpState op = tracker.newOp(OpKind.IMM_RECV, 0);
         Integer value;
+        String failure;
         lock.lock();
         try {
-            value = arrivals.poll();
-            if (value == null) {
+            failure = failed;
+            value = failure == null ? arrivals.poll() : null;
+            if (value == null && failure == null) {
                 waiting.add(op);
             }
         } finally {
             lock.unlock();
         }
-        if (value != null) {
+        if (failure != null) { // the endpoint failed after the check above: no arrival will come
+            op.failNow(failedStatus, failure);
+            op.partDone();
+        } else if (value != null) {
             deliver(op, value);
         }
         return op.future();
@@ -181,7 +190,7 @@ final class ImmRecvPath {
             if (!peerCredits.tryAcquire(backPressure.timeoutNanos(), TimeUnit.NANOSECONDS)) {
                 throw backPressure.busy("no write-with-imm credit (the peer's window is full of unprocessed immediates)");
             }
-            lifecycle.checkOpen(); // close() wakes waiters with spare permits
+            lifecycle.checkUsable(); // close() and a failure wake waiters with spare permits
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new EndpointException("endpoint " + name + ": interrupted waiting for a write-with-imm credit", e);
@@ -193,9 +202,18 @@ final class ImmRecvPath {
         peerCredits.release();
     }
 
-    /** Closing: wakes every caller waiting for a credit (it then finds the endpoint closed). */
+    /**
+     * Closing or failed: wakes every caller waiting for a credit (it then finds the endpoint closed
+     * or failed). Once only: the spare credits must not overflow.
+     */
     void wakeWaiters() {
-        peerCredits.release(Integer.MAX_VALUE / 2);
+        synchronized (creditLock) {
+            if (woken) {
+                return;
+            }
+            woken = true;
+        }
+        peerCredits.release(Integer.MAX_VALUE / 4);
     }
 
     int peerCredits() {
@@ -213,6 +231,28 @@ final class ImmRecvPath {
     }
 
     /** cancelAll: drains both matching queues; waiting ops are cancelled (and settle, having no requests); how many. */
+    /**
+     * The endpoint failed: every waiting immRecv fails now with {@code status} (and settles: it has
+     * no requests), and one that races with this fails at its call; queued immediates are dropped.
+     */
+    void failAll(io.slime4j.verbs.WcStatus status, String why) {
+        List<OpState> drained;
+        lock.lock();
+        try {
+            failed = why;
+            failedStatus = status;
+            drained = new ArrayList<>(waiting);
+            waiting.clear();
+            arrivals.clear();
+        } finally {
+            lock.unlock();
+        }
+        for (OpState op : drained) {
+            op.failNow(status, why);
+            op.partDone();
+        }
+    }
+
     int cancelAll(String why) {
         List<OpState> drained;
         lock.lock();

@@ -92,7 +92,7 @@ final class IoCompletions {
         long id = wc.wrId();
         int q = WrIds.qp(id);
         WcStatus status = wc.status();
-        if (lifecycle.isClosing() || !router.isDead(q)
+        if (lifecycle.isEnding() || !router.isDead(q)
                 || (status != WcStatus.RETRY_EXC_ERR && status != WcStatus.WR_FLUSH_ERR)) {
             return false;
         }

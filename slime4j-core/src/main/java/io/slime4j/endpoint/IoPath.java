@@ -76,7 +76,7 @@ final class IoPath {
                 reserveFenceCredit(b);
             }
         } catch (StopPosting stop) {
-            op.fail(WcStatus.GENERAL_ERR, lifecycle.name() + ": " + kind + " op " + op.seq + " stopped after posting "
+            op.fail(stop.status, lifecycle.name() + ": " + kind + " op " + op.seq + " stopped after posting "
                     + b.dataPosted + " of " + plan.count + " requests: " + stop.reason);
             coverQps(b.lastOnQp); // what it posted unsignaled must still be retired
             refusal = stop.refusal;
@@ -111,6 +111,8 @@ final class IoPath {
             throw interrupted(e);
         } catch (EndpointClosedException e) {
             throw new StopPosting("the endpoint closed while the op was being posted", e);
+        } catch (EndpointException e) { // the pool was failed with the endpoint
+            throw StopPosting.endpointFailed(lifecycle.failure(), lifecycle.failureStatus());
         }
     }
 
@@ -180,6 +182,10 @@ final class IoPath {
         if (lifecycle.isClosing()) {
             throw new StopPosting("the endpoint closed while the op was being posted",
                     new EndpointClosedException("endpoint " + lifecycle.name() + " is closed"));
+        }
+        String failure = lifecycle.failure();
+        if (failure != null) { // a failure wakes credit waiters with spare credits, too
+            throw StopPosting.endpointFailed(failure, lifecycle.failureStatus());
         }
     }
 

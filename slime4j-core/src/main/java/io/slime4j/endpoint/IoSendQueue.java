@@ -64,6 +64,7 @@ final class IoSendQueue {
     private long tail;
     private int sinceSignal;
     private boolean coverWanted;
+    private boolean woken;
     private final WorkRequest coverWr = new WorkRequest();
     /** Retired entries of the last {@link #retire} (dispatch thread). */
     final int[] retiredSlot;
@@ -204,9 +205,18 @@ final class IoSendQueue {
         return credits.availablePermits();
     }
 
-    /** Closing: wakes every caller waiting for a credit (it then finds the endpoint closed). */
+    /**
+     * Closing or failed: wakes every caller waiting for a credit (it then finds the endpoint closed
+     * or failed). Once only: the spare credits must not overflow.
+     */
     void wakeCreditWaiters() {
-        credits.release(Integer.MAX_VALUE / 2);
+        synchronized (this) {
+            if (woken) {
+                return;
+            }
+            woken = true;
+        }
+        credits.release(Integer.MAX_VALUE / 4);
     }
 
     /** Gives back a credit that was taken for a request that was not posted. */

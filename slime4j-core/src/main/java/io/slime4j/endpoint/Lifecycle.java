@@ -1,5 +1,6 @@
 package io.slime4j.endpoint;
 
+import io.slime4j.verbs.WcStatus;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -16,6 +17,7 @@ final class Lifecycle {
     private volatile boolean connected;
     private volatile boolean closing;
     private volatile String failure;
+    private volatile WcStatus failureStatus;
 
     Lifecycle(String name) {
         this.name = name;
@@ -57,6 +59,16 @@ final class Lifecycle {
         return failure;
     }
 
+    /** The verbs status of the first failure (e.g. RETRY_EXC_ERR: the peer stopped answering), or null. */
+    WcStatus failureStatus() {
+        return failureStatus;
+    }
+
+    /** Whether the endpoint is closing or failed: nothing new goes on the wire. */
+    boolean isEnding() {
+        return closing || failure != null;
+    }
+
     void markConnected() {
         connected = true;
     }
@@ -66,10 +78,11 @@ final class Lifecycle {
     }
 
     /** Records a failure; whether it was the first (a later one is ignored). */
-    synchronized boolean markFailed(String why) {
+    synchronized boolean markFailed(WcStatus status, String why) {
         if (failure != null) {
             return false;
         }
+        failureStatus = status;
         failure = why;
         LOG.error("endpoint {} failed: {}", name, why);
         return true;

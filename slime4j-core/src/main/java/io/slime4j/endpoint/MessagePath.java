@@ -38,12 +38,18 @@ final class MessagePath {
     private final BackPressure backPressure;
     private final SlotReleaser releaser;
     private final Anomalies anomalies;
+    private final Stats stats;
     private final ImmRecvPath imm;
     private final SlotPool sendPool;
     private final SlotPool recvPool;
     private final ReentrantLock lock = new ReentrantLock();
     private final ArrayDeque<Slot> waitingSends = new ArrayDeque<>();
     private final ArrayDeque<Wire32.Meta> metas = new ArrayDeque<>();
+    /** Tokens of queued metas whose recv the peer cancelled (guarded by {@link #lock}). */
+    private final java.util.HashSet<Integer> cancelledMetas = new java.util.HashSet<>();
+    /** Set when the endpoint failed: no send waits for a meta any more (guarded by {@link #lock}). */
+    private String failed;
+    private WcStatus failedStatus;
     /**
      * The work request of each send and recv slot's one post, refilled per lease (posting copies
      * it, and a slot has one leaseholder), so a message allocates none.
@@ -53,7 +59,7 @@ final class MessagePath {
 
     MessagePath(Lifecycle lifecycle, int messageSlots, Regions regions, Router router, Transport transport,
                 OpTracker tracker, EndpointHooks hooks, BackPressure backPressure, SlotReleaser releaser,
-                Anomalies anomalies, ImmRecvPath imm) {
+                Anomalies anomalies, Stats stats, ImmRecvPath imm) {
         this.lifecycle = lifecycle;
         this.name = lifecycle.name();
         this.regions = regions;
@@ -64,6 +70,7 @@ final class MessagePath {
         this.backPressure = backPressure;
         this.releaser = releaser;
         this.anomalies = anomalies;
+        this.stats = stats;
         this.imm = imm;
         int n = messageSlots;
         this.sendPool = new SlotPool(name + " send", n, 1, 0);
@@ -99,17 +106,24 @@ final class MessagePath {
         slot.localKey = mr.localKey();
         slot.length = length;
         Wire32.Meta meta;
+        boolean recvCancelled;
+        String failure;
         lock.lock();
         try {
-            meta = metas.poll();
-            if (meta == null) {
+            failure = failed;
+            meta = failure == null ? metas.poll() : null;
+            recvCancelled = meta != null && cancelledMetas.remove(meta.token());
+            if (meta == null && failure == null) {
                 waitingSends.add(slot);
             }
         } finally {
             lock.unlock();
         }
-        if (meta != null) {
-            postData(slot, meta);
+        if (failure != null) { // the endpoint failed after the check above: no meta will come
+            op.failNow(failedStatus, failure);
+            releaser.countDown(sendPool, slot, 1);
+        } else if (meta != null) {
+            postData(slot, meta, recvCancelled);
         }
         op.partDone();
         return op.future();
@@ -147,11 +161,15 @@ final class MessagePath {
     }
 
     /** A send met its meta: write the data (or say why not) into the peer's buffer. */
-    private void postData(Slot slot, Wire32.Meta meta) {
+    private void postData(Slot slot, Wire32.Meta meta, boolean recvCancelled) {
         OpState op = slot.tenant();
         int code;
         if (op == null || op.isDone()) {
             code = Wire32.CODE_CANCELLED;
+        } else if (recvCancelled) {
+            code = Wire32.CODE_CANCELLED;
+            op.fail(WcStatus.REM_ABORT_ERR, "endpoint " + name + ": the peer cancelled the recv matched with this "
+                    + "send; nothing was written");
         } else if (slot.length > meta.length()) {
             code = Wire32.CODE_TOO_LONG;
             op.fail(WcStatus.LOC_LEN_ERR, "endpoint " + name + ": send of " + slot.length
@@ -186,18 +204,22 @@ final class MessagePath {
             return; // flushed: closing
         }
         int type = Wire32.metaType(wc.immediate());
-        Wire32.Meta meta = type == Wire32.META_TYPE ? Wire32.readMeta(w.entry(entry)) : null; // copy before re-post
+        Wire32.Meta meta = type == Wire32.META_TYPE || type == Wire32.CANCEL_TYPE
+                ? Wire32.readMeta(w.entry(entry)) : null; // copy before re-post
         boolean repostFirst = hooks.repostBeforeRelease();
         if (repostFirst) {
             w.post(entry);
         }
         try {
-            if (!wc.hasImmediate() || (type != Wire32.META_TYPE && type != Wire32.CREDIT_TYPE)) {
+            if (!wc.hasImmediate() || (type != Wire32.META_TYPE && type != Wire32.CREDIT_TYPE
+                    && type != Wire32.CANCEL_TYPE)) {
                 anomalies.protocolError("meta queue pair received a message of unknown type: " + wc);
             } else if (type == Wire32.CREDIT_TYPE) {
                 imm.creditsReturned(Wire32.metaValue(wc.immediate()));
             } else if (meta == null) {
                 anomalies.protocolError("meta message with a bad magic: " + wc);
+            } else if (type == Wire32.CANCEL_TYPE) {
+                cancelQueuedMeta(meta.token());
             } else {
                 offerMeta(meta);
             }
@@ -205,6 +227,26 @@ final class MessagePath {
             if (!repostFirst) {
                 w.post(entry);
             }
+        }
+    }
+
+    /**
+     * The peer cancelled the recv that sent the meta with {@code token}: if that meta still waits for
+     * a send, the send it is matched with fails (REM_ABORT_ERR) and writes nothing. If it was matched
+     * already, its data is on the way and the notice changes nothing.
+     */
+    private void cancelQueuedMeta(int token) {
+        stats.cancelNoticesReceived.increment();
+        lock.lock();
+        try {
+            for (Wire32.Meta m : metas) {
+                if (m.token() == token) {
+                    cancelledMetas.add(token);
+                    return;
+                }
+            }
+        } finally {
+            lock.unlock();
         }
     }
 
@@ -220,7 +262,7 @@ final class MessagePath {
             lock.unlock();
         }
         if (slot != null) {
-            postData(slot, meta);
+            postData(slot, meta, false); // matched on arrival: a cancel notice can only come after it
         }
     }
 
@@ -309,6 +351,31 @@ final class MessagePath {
             }
         }
         releaser.countDown(sendPool, slot, 1);
+    }
+
+    /**
+     * The endpoint failed: sends that never met a meta never will; they fail with {@code status}
+     * (if nothing completed them yet) and their slots go back now, and a send racing with this fails
+     * at its call.
+     */
+    void failAll(WcStatus status, String why) {
+        List<Slot> drained;
+        lock.lock();
+        try {
+            failed = why;
+            failedStatus = status;
+            drained = new ArrayList<>(waitingSends);
+            waitingSends.clear();
+        } finally {
+            lock.unlock();
+        }
+        for (Slot s : drained) {
+            OpState op = s.tenant();
+            if (op != null) {
+                op.failNow(status, why);
+            }
+            releaser.countDown(sendPool, s, 1);
+        }
     }
 
     /** Closing: sends that never met a meta will not; their slots go back now. */

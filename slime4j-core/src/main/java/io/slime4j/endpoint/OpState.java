@@ -145,6 +145,16 @@ final class OpState {
         return signal.await(nanos);
     }
 
+    /**
+     * Completes the op as FAILED with {@code status} at once, unless it completed already (the
+     * endpoint failed: no completion of its own may ever come); whether this call did it. Like a
+     * cancelled op it still settles later, when the wire is done with its memory.
+     */
+    boolean failNow(WcStatus status, String why) {
+        fail(status, why);
+        return complete(new Result(TransferStatus.FAILED, status, 0, 0, why));
+    }
+
     /** Completes the op as cancelled unless it completed already; whether this call did it. */
     boolean cancel(String why) {
         return complete(new Result(TransferStatus.CANCELLED, WcStatus.WR_FLUSH_ERR, 0, 0, why));

@@ -86,6 +86,17 @@ final class OpTracker {
         return n;
     }
 
+    /** Fails every live op at once (the endpoint failed); how many this call completed. */
+    int failAll(io.slime4j.verbs.WcStatus status, String why) {
+        int n = 0;
+        for (OpState op : registry.liveOps()) {
+            if (op.failNow(status, why)) {
+                n++;
+            }
+        }
+        return n;
+    }
+
     /** Live ops in the registry. */
     int inFlight() {
         return registry.size();

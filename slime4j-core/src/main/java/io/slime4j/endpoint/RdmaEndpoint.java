@@ -3,6 +3,7 @@ package io.slime4j.endpoint;
 import io.slime4j.verbs.AccessFlags;
 import io.slime4j.verbs.MemoryRegion;
 import io.slime4j.verbs.VerbsDevice;
+import io.slime4j.verbs.WcStatus;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -50,6 +51,7 @@ public final class RdmaEndpoint implements AutoCloseable {
     private final IoSendQueue[] sendQueues;
     private final IoPath io;
     private final MessagePath messages;
+    private final CancelNotices cancels;
     private final Dispatcher[] dispatchers;
     private final Shutdown shutdown;
     private final EndpointHooks hooks;
@@ -82,7 +84,7 @@ public final class RdmaEndpoint implements AutoCloseable {
         this.sendQueues = new IoSendQueue[config.qps()];
         for (int q = 0; q < sendQueues.length; q++) {
             sendQueues[q] = new IoSendQueue(q, transport.io[q], config.sendQueueDepth(), config.signalEvery(),
-                    lifecycle::isClosing);
+                    lifecycle::isEnding);
         }
         DeferredImm deferred = new DeferredImm(name, ioPool, sendQueues, router, imm, releaser);
         this.io = new IoPath(lifecycle, config, regions, router, transport, tracker, hooks, backPressure, releaser, imm,
@@ -90,15 +92,17 @@ public final class RdmaEndpoint implements AutoCloseable {
         IoCompletions ioCompletions = new IoCompletions(lifecycle, router, ioPool, sendQueues, deferred, releaser,
                 anomalies, stats);
         this.messages = new MessagePath(lifecycle, config.messageSlots(), regions, router, transport, tracker, hooks,
-                backPressure, releaser, anomalies, imm);
+                backPressure, releaser, anomalies, stats, imm);
         int used = 0;
         while (used < rails.size() && transport.railInUse(used)) {
             used++;
         }
+        this.cancels = new CancelNotices(lifecycle, transport, messages.recvPool(), releaser, anomalies);
+        EndpointFailure failure = new EndpointFailure(lifecycle, tracker, imm, messages, ioPool, sendQueues, transport);
         this.dispatchers = new Dispatcher[used];
         for (int r = 0; r < used; r++) {
-            dispatchers[r] = new Dispatcher(transport.cqs[r], r, config.pollTimeout().toNanos(), lifecycle, tracker,
-                    router, anomalies, ioCompletions, messages, imm);
+            dispatchers[r] = new Dispatcher(transport.cqs[r], r, config.pollTimeout().toNanos(), lifecycle, failure,
+                    router, anomalies, ioCompletions, messages, imm, cancels);
         }
         if (watch != null) {
             watch.dispatchers(dispatchers);
@@ -197,7 +201,7 @@ public final class RdmaEndpoint implements AutoCloseable {
             try {
                 transport.connect(peer, hooks);
             } catch (RuntimeException e) {
-                lifecycle.markFailed("connect to " + peer.name() + " failed: " + e.getMessage());
+                lifecycle.markFailed(WcStatus.GENERAL_ERR, "connect to " + peer.name() + " failed: " + e.getMessage());
                 throw e;
             }
             imm.connected(peer);
@@ -295,7 +299,9 @@ public final class RdmaEndpoint implements AutoCloseable {
 
     private int cancel(String why) {
         int n = imm.cancelAll(why); // first, so that no waiting immRecv takes an arrival meanwhile
-        return n + tracker.cancelAll(why);
+        n += tracker.cancelAll(why);
+        cancels.notifyCancelled(); // recvs cancelled before their data arrived: the peer's sends fail, pairs stay aligned
+        return n;
     }
 
     /** Whether {@link #close()} was called. */

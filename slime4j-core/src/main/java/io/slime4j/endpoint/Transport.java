@@ -60,7 +60,7 @@ final class Transport {
         this.devices = rails.toArray(new VerbsDevice[0]);
         this.pds = new ProtectionDomain[nRails];
         this.cqs = new CompletionQueue[nRails];
-        int metaDepth = c.messageSlots() + EndpointConfig.CREDIT_RESERVE;
+        int metaDepth = metaWindowSize(c.messageSlots());
         boolean ok = false;
         List<AutoCloseable> made = new ArrayList<>();
         try {
@@ -73,8 +73,9 @@ final class Transport {
             for (int r = 0; r < nRails; r++) {
                 pds[r] = devices[r].allocateProtectionDomain();
                 made.add(pds[r]);
-                cqs[r] = devices[r].createCompletionQueue((int) EndpointConfig.completionQueueCapacity(
-                        Math.max(1, lanesOn[r]), c.sendQueueDepth(), c.immWindow(), r == 0 ? c.messageSlots() : 0));
+                cqs[r] = devices[r].createCompletionQueue((int) (EndpointConfig.completionQueueCapacity(
+                        Math.max(1, lanesOn[r]), c.sendQueueDepth(), c.immWindow(), r == 0 ? c.messageSlots() : 0)
+                        + (r == 0 ? 4L * c.messageSlots() : 0))); // the meta window's room for cancel notices
                 made.add(cqs[r]);
             }
             QpConfig ioConfig = c.qpTemplate().toBuilder().signalAll(false) // IoSendQueue signals selectively
@@ -131,6 +132,17 @@ final class Transport {
     /** Whether rail {@code r} has anything to dispatch (a lane, or the message queue pairs). */
     boolean railInUse(int r) {
         return r == 0 || r < io.length;
+    }
+
+    /**
+     * Receives of the meta window (and entries of the meta send queue): per recv slot of the peer
+     * (at most as many as here) up to three messages can wait unprocessed — a cancel notice of its
+     * previous lease, its meta and its own cancel notice (a slot's next meta needs its previous one
+     * processed, which comes after that lease's notice was sent) — plus
+     * {@link EndpointConfig#CREDIT_RESERVE} credit messages.
+     */
+    static int metaWindowSize(int messageSlots) {
+        return 3 * messageSlots + EndpointConfig.CREDIT_RESERVE;
     }
 
     /** Offset in the control region of recv slot meta buffers (the first bytes). */
