@@ -55,6 +55,7 @@ final class Dispatcher implements Runnable, RailDrain {
     private final MessagePath messages;
     private final ImmRecvPath imm;
     private final CancelNotices cancels;
+    private final MessageCompletions messageCompletions;
     private final WorkCompletion[] batch = WorkCompletion.array(BATCH);
     private final Thread thread;
     private final long pollNanos;
@@ -68,7 +69,7 @@ final class Dispatcher implements Runnable, RailDrain {
 
     Dispatcher(CompletionQueue cq, int rail, long pollNanos, Lifecycle lifecycle, EndpointFailure failure, Router router,
                Anomalies anomalies, IoCompletions io, MessagePath messages, ImmRecvPath imm,
-               CancelNotices cancels) {
+               MessageCompletions messageCompletions, CancelNotices cancels) {
         this.cq = cq;
         this.name = lifecycle.name();
         this.lifecycle = lifecycle;
@@ -79,6 +80,7 @@ final class Dispatcher implements Runnable, RailDrain {
         this.messages = messages;
         this.imm = imm;
         this.cancels = cancels;
+        this.messageCompletions = messageCompletions;
         this.pollNanos = pollNanos;
         this.thread = Thread.ofPlatform().daemon().name("slime4j-" + name + "-dispatch"
                 + (rail == 0 ? "" : "-rail" + rail)).unstarted(this);
@@ -222,12 +224,12 @@ final class Dispatcher implements Runnable, RailDrain {
         try {
             switch (WrIds.kind(wc.wrId())) {
                 case WrIds.IO -> io.onCompletion(wc);
-                case WrIds.MSG_DATA -> messages.onDataSent(wc);
-                case WrIds.META_SEND -> messages.onMetaSent(wc);
+                case WrIds.MSG_DATA -> messageCompletions.onDataSent(wc);
+                case WrIds.META_SEND -> messageCompletions.onMetaSent(wc);
                 case WrIds.CREDIT_SEND -> imm.onCreditSent(wc);
                 case WrIds.CANCEL_SEND -> cancels.onSent(wc);
                 case WrIds.META_WINDOW -> messages.onMetaWindow(wc);
-                case WrIds.DATA_WINDOW -> messages.onDataWindow(wc);
+                case WrIds.DATA_WINDOW -> messageCompletions.onDataWindow(wc);
                 case WrIds.IMM_WINDOW -> imm.onImmWindow(wc);
                 default -> anomalies.protocolError("completion with a foreign wrId: " + wc);
             }

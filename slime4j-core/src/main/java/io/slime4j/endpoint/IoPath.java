@@ -64,6 +64,16 @@ final class IoPath {
             imm.acquirePeerCredit();
         }
         OpState op = tracker.newOp(kind, plan.totalBytes);
+        try {
+            regions.use(op, plan.localNames);
+        } catch (IllegalArgumentException e) { // a region of the batch is being deregistered
+            op.failNow(WcStatus.GENERAL_ERR, e.getMessage());
+            op.partDone();
+            if (kind == OpKind.WRITE_WITH_IMM) {
+                imm.returnPeerCredit();
+            }
+            throw e;
+        }
         IoBatch b = new IoBatch(op, plan, immediate, sendQueues.length);
         op.fence = b.fence;
         op.plan = plan;

@@ -3,7 +3,6 @@ package io.slime4j.endpoint;
 import io.slime4j.verbs.AccessFlags;
 import io.slime4j.verbs.MemoryRegion;
 import io.slime4j.verbs.Opcode;
-import io.slime4j.verbs.WcOpcode;
 import io.slime4j.verbs.WcStatus;
 import io.slime4j.verbs.WorkCompletion;
 import io.slime4j.verbs.WorkRequest;
@@ -100,6 +99,7 @@ final class MessagePath {
         }
         Slot slot = backPressure.lease(sendPool, "send");
         OpState op = tracker.newOp(OpKind.SEND, length);
+        useRegion(op, region, sendPool, slot);
         slot.lease(op, 1, hooks.slotHoldsOpStrongly());
         op.addPart();
         slot.localAddress = mr.address() + offset;
@@ -135,6 +135,7 @@ final class MessagePath {
                 "recv");
         Slot slot = backPressure.lease(recvPool, "recv");
         OpState op = tracker.newOp(OpKind.RECV, 0);
+        useRegion(op, region, recvPool, slot);
         slot.lease(op, 2, hooks.slotHoldsOpStrongly());
         op.addPart();
         MemoryRegion control = transport.control;
@@ -158,6 +159,18 @@ final class MessagePath {
             throw refused;
         }
         return op.future();
+    }
+
+    /** The op uses {@code region} until it settles; if it is being deregistered, the call is refused. */
+    private void useRegion(OpState op, String region, SlotPool pool, Slot slot) {
+        try {
+            regions.use(op, region);
+        } catch (IllegalArgumentException e) {
+            pool.release(slot); // leased from the ring, not yet to the op
+            op.failNow(WcStatus.GENERAL_ERR, e.getMessage());
+            op.partDone();
+            throw e;
+        }
     }
 
     /** A send met its meta: write the data (or say why not) into the peer's buffer. */
@@ -264,93 +277,6 @@ final class MessagePath {
         if (slot != null) {
             postData(slot, meta, false); // matched on arrival: a cancel notice can only come after it
         }
-    }
-
-    /** Dispatch thread: the peer's data (or its cancellation) arrived for one of our recv slots. */
-    void onDataWindow(WorkCompletion wc) {
-        RecvWindow w = transport.dataWindow;
-        int entry = WrIds.slot(wc.wrId());
-        w.consumed();
-        if (!wc.isSuccess()) {
-            return;
-        }
-        boolean repostFirst = hooks.repostBeforeRelease();
-        if (repostFirst) {
-            w.post(entry);
-        }
-        try {
-            deliverData(wc);
-        } finally {
-            if (!repostFirst) {
-                w.post(entry);
-            }
-        }
-    }
-
-    private void deliverData(WorkCompletion wc) {
-        int value = wc.immediate();
-        int index = Wire32.tokenSlot(value);
-        if (!wc.hasImmediate() || wc.opcode() != WcOpcode.RECV_RDMA_WITH_IMM || index >= recvPool.capacity()) {
-            anomalies.protocolError("data queue pair received something that is not message data: " + wc);
-            return;
-        }
-        Slot slot = recvPool.slot(index);
-        OpState op = slot.tenant();
-        if (op == null) {
-            if (slot.remaining() > 0) {
-                releaser.countDown(recvPool, slot, 1); // its op is gone (counted as lost)
-            } else {
-                anomalies.protocolError("message data for recv slot " + index + ", which has no receive");
-            }
-            return;
-        }
-        if (!Wire32.tokenMatches(value, op.seq)) {
-            anomalies.aliased(wc.wrId(), op);
-            return;
-        }
-        switch (Wire32.code(value)) {
-            case Wire32.CODE_DATA -> op.bytes(wc.byteLength());
-            case Wire32.CODE_CANCELLED -> op.fail(WcStatus.REM_ABORT_ERR, "endpoint " + name
-                    + ": the peer cancelled the send matched with this recv");
-            case Wire32.CODE_TOO_LONG -> op.fail(WcStatus.LOC_LEN_ERR, "endpoint " + name
-                    + ": the peer's matching send is longer than this recv");
-            default -> op.fail(WcStatus.GENERAL_ERR, "endpoint " + name + ": unknown message code " + Wire32.code(value));
-        }
-        releaser.countDown(recvPool, slot, 1);
-    }
-
-    /** Dispatch thread: the meta SEND of a recv completed. */
-    void onMetaSent(WorkCompletion wc) {
-        Slot slot = recvPool.slot(WrIds.slot(wc.wrId()));
-        OpState op = slot.tenant();
-        if (op != null && !WrIds.tagMatches(wc.wrId(), op.seq)) {
-            anomalies.aliased(wc.wrId(), op);
-        }
-        if (wc.isSuccess()) {
-            releaser.countDown(recvPool, slot, 1);
-            return;
-        }
-        if (op != null) {
-            op.fail(wc.status(), "endpoint " + name + ": the meta message of recv op " + op.seq + " failed: "
-                    + wc.status());
-        }
-        // no data will come for a meta that never made it (the data arrival is counted on this thread too)
-        releaser.countDown(recvPool, slot, slot.remaining());
-    }
-
-    /** Dispatch thread: the data request of a send completed. */
-    void onDataSent(WorkCompletion wc) {
-        Slot slot = sendPool.slot(WrIds.slot(wc.wrId()));
-        OpState op = slot.tenant();
-        if (op != null) {
-            if (!WrIds.tagMatches(wc.wrId(), op.seq)) {
-                anomalies.aliased(wc.wrId(), op);
-            }
-            if (!wc.isSuccess()) {
-                op.fail(wc.status(), "endpoint " + name + ": send op " + op.seq + " completed with " + wc.status());
-            }
-        }
-        releaser.countDown(sendPool, slot, 1);
     }
 
     /**

@@ -55,6 +55,8 @@ final class OpState {
     ImmFence fence;
     /** The requests of a one-sided op (for re-issue on another lane when one fails), or null. */
     IoPlan plan;
+    /** Run once when the op settles (it lets go of the regions it used), or null. */
+    private volatile Runnable onSettled;
 
     OpState(long seq, OpKind kind, long bytes, OpSignal signal, OpTracker tracker) {
         this.seq = seq;
@@ -94,6 +96,10 @@ final class OpState {
     void partDone() {
         int left = parts.decrementAndGet();
         if (left == 0) {
+            Runnable r = onSettled;
+            if (r != null) {
+                r.run();
+            }
             Failure f = error;
             if (f == null) {
                 complete(new Result(TransferStatus.SUCCESS, WcStatus.SUCCESS, bytes, immediate, null));
@@ -103,6 +109,11 @@ final class OpState {
         } else if (left < 0) {
             throw new IllegalStateException("op " + seq + " finished more parts than it had");
         }
+    }
+
+    /** What to run when the op settles (set before any part can finish: while the caller's guard is held). */
+    void onSettled(Runnable r) {
+        onSettled = r;
     }
 
     /** Records a failure of a part; the first one wins and is reported when the op settles. */

@@ -6,7 +6,6 @@ import io.slime4j.verbs.VerbsDevice;
 import io.slime4j.verbs.WcStatus;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A transfer endpoint: one side of a connection between two {@link VerbsDevice}s, with named
@@ -36,12 +35,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * them themselves if the pairing matters.
  */
 public final class RdmaEndpoint implements AutoCloseable {
-    private static final AtomicInteger NAMES = new AtomicInteger();
-
     private final String name;
     private final EndpointConfig config;
+    private final EndpointHooks hooks;
     private final Lifecycle lifecycle;
-    private final Stats stats = new Stats();
+    private final Stats stats;
     private final Regions regions;
     private final Router router;
     private final Transport transport;
@@ -51,67 +49,31 @@ public final class RdmaEndpoint implements AutoCloseable {
     private final IoSendQueue[] sendQueues;
     private final IoPath io;
     private final MessagePath messages;
-    private final CancelNotices cancels;
+    private final Cancellation cancellation;
     private final Dispatcher[] dispatchers;
     private final Shutdown shutdown;
-    private final EndpointHooks hooks;
     /** Serialises connect and close. */
     private final Object connectLock = new Object();
     private boolean closed;
 
-    /** The composition root: builds every part and hands each what it needs. */
-    private RdmaEndpoint(List<VerbsDevice> rails, EndpointConfig config, EndpointHooks hooks) {
-        this.name = config.name().isEmpty() ? "endpoint-" + NAMES.incrementAndGet() : config.name();
-        this.config = config;
-        this.hooks = hooks;
-        this.lifecycle = new Lifecycle(name);
-        this.regions = new Regions(name);
-        this.router = new Router(name, config.selectorFactory().create(config.qps(), config), config.qps());
-        try {
-            this.transport = new Transport(rails, config, router::isDead);
-        } catch (RuntimeException e) {
-            router.selector().close();
-            throw e;
-        }
-        this.tracker = new OpTracker(name, hooks, config.completionExecutor());
-        Anomalies anomalies = new Anomalies(name, stats);
-        BackPressure backPressure = new BackPressure(name, config.slotTimeout());
-        WindowWatch watch = hooks.watchWindowsAtRelease() ? new WindowWatch(transport, lifecycle, stats) : null;
-        SlotReleaser releaser = new SlotReleaser(hooks, stats, watch);
-        this.imm = new ImmRecvPath(lifecycle, config.immWindow(), router, transport, tracker, hooks, backPressure,
-                anomalies, stats);
-        this.ioPool = new SlotPool(name + " io", config.ioSlots(), config.requestsPerSlot(), 0);
-        this.sendQueues = new IoSendQueue[config.qps()];
-        for (int q = 0; q < sendQueues.length; q++) {
-            sendQueues[q] = new IoSendQueue(q, transport.io[q], config.sendQueueDepth(), config.signalEvery(),
-                    lifecycle::isEnding);
-        }
-        DeferredImm deferred = new DeferredImm(name, ioPool, sendQueues, router, imm, releaser);
-        this.io = new IoPath(lifecycle, config, regions, router, transport, tracker, hooks, backPressure, releaser, imm,
-                deferred, ioPool, sendQueues);
-        IoCompletions ioCompletions = new IoCompletions(lifecycle, router, ioPool, sendQueues, deferred, releaser,
-                anomalies, stats);
-        this.messages = new MessagePath(lifecycle, config.messageSlots(), regions, router, transport, tracker, hooks,
-                backPressure, releaser, anomalies, stats, imm);
-        int used = 0;
-        while (used < rails.size() && transport.railInUse(used)) {
-            used++;
-        }
-        this.cancels = new CancelNotices(lifecycle, transport, messages.recvPool(), releaser, anomalies);
-        EndpointFailure failure = new EndpointFailure(lifecycle, tracker, imm, messages, ioPool, sendQueues, transport);
-        this.dispatchers = new Dispatcher[used];
-        for (int r = 0; r < used; r++) {
-            dispatchers[r] = new Dispatcher(transport.cqs[r], r, config.pollTimeout().toNanos(), lifecycle, failure,
-                    router, anomalies, ioCompletions, messages, imm, cancels);
-        }
-        if (watch != null) {
-            watch.dispatchers(dispatchers);
-        }
-        if (used == 1) {
-            tracker.drainer(dispatchers[0]); // every op completes through rail 0's queue: its waiters may help
-        }
-        this.shutdown = new Shutdown(lifecycle, this::cancel, transport, ioPool, sendQueues, messages, imm, dispatchers,
-                router, releaser, regions);
+    private RdmaEndpoint(EndpointWiring w) {
+        name = w.name;
+        config = w.config;
+        hooks = w.hooks;
+        lifecycle = w.lifecycle;
+        stats = w.stats;
+        regions = w.regions;
+        router = w.router;
+        transport = w.transport;
+        tracker = w.tracker;
+        imm = w.imm;
+        ioPool = w.ioPool;
+        sendQueues = w.sendQueues;
+        io = w.io;
+        messages = w.messages;
+        cancellation = w.cancellation;
+        dispatchers = w.dispatchers;
+        shutdown = w.shutdown;
         for (Dispatcher d : dispatchers) {
             d.start();
         }
@@ -129,7 +91,7 @@ public final class RdmaEndpoint implements AutoCloseable {
         if (device == null || config == null) {
             throw new IllegalArgumentException("device and config must not be null");
         }
-        return new RdmaEndpoint(List.of(device), config, hooks);
+        return new RdmaEndpoint(new EndpointWiring(List.of(device), config, hooks));
     }
 
     /**
@@ -148,7 +110,7 @@ public final class RdmaEndpoint implements AutoCloseable {
 
     static RdmaEndpoint open(List<VerbsDevice> rails, EndpointConfig config, EndpointHooks hooks) {
         PeerCheck.rails(rails, config);
-        return new RdmaEndpoint(List.copyOf(rails), config, hooks);
+        return new RdmaEndpoint(new EndpointWiring(List.copyOf(rails), config, hooks));
     }
 
     /** The endpoint's name. */
@@ -174,6 +136,29 @@ public final class RdmaEndpoint implements AutoCloseable {
     public MemoryRegion register(String name, MemorySegment segment, int accessFlags) {
         lifecycle.checkOpen();
         return regions.register(transport.pds, name, segment, accessFlags);
+    }
+
+    /**
+     * Deregisters the local region {@code name}: new operations on it are refused at once; it waits
+     * up to {@link EndpointConfig#slotTimeout()} for the operations using it to settle (their requests
+     * completed: the wire no longer touches the memory), fails those still using it then (FAILED,
+     * LOC_PROT_ERR), and invalidates the region's keys on every rail. From then on a peer's access
+     * with those keys fails with REM_ACCESS_ERR (never touches the memory), and the name may be
+     * registered again. The segment stays the caller's; the peer learns about the change only
+     * through a fresh {@link #info()} and its {@link #updatePeer}.
+     *
+     * @return how many operations still used the region at the bound (and were failed)
+     * @throws IllegalArgumentException if no local region has that name
+     */
+    public int deregister(String name) {
+        lifecycle.checkOpen();
+        try {
+            return regions.deregister(name, config.slotTimeout().toNanos());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new EndpointException("endpoint " + this.name + ": interrupted deregistering region '" + name
+                    + "' (it no longer takes new operations; call deregister again to finish)", e);
+        }
     }
 
     /** What the peer needs: queue pairs, window sizes and the regions registered so far. */
@@ -294,14 +279,7 @@ public final class RdmaEndpoint implements AutoCloseable {
      * stays usable. Returns how many ops this call cancelled.
      */
     public int cancelAll() {
-        return cancel("cancelled by cancelAll() on endpoint " + name);
-    }
-
-    private int cancel(String why) {
-        int n = imm.cancelAll(why); // first, so that no waiting immRecv takes an arrival meanwhile
-        n += tracker.cancelAll(why);
-        cancels.notifyCancelled(); // recvs cancelled before their data arrived: the peer's sends fail, pairs stay aligned
-        return n;
+        return cancellation.cancel("cancelled by cancelAll() on endpoint " + name);
     }
 
     /** Whether {@link #close()} was called. */

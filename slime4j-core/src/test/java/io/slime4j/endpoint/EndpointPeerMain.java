@@ -15,7 +15,7 @@ import java.nio.charset.StandardCharsets;
  * a child JVM, driven by lines on stdin, answering on stdout. Regions: {@code dst} (written and
  * checked), {@code src} (filled with pattern 2, read by the peer), {@code inbox} (receives).
  * Commands: {@code PEER json}, {@code RECV off len}, {@code IMM}, {@code SEND off len} (from
- * {@code src}), {@code CANCEL} (cancelAll), {@code NOTICES} (cancel notices read from the peer), {@code CHECK region off len seed}, {@code QUIT}. It exits on QUIT, end of input, or after a watchdog of 180 s.
+ * {@code src}), {@code WRITE local remote off len}, {@code CANCEL} (cancelAll), {@code NOTICES} (cancel notices read from the peer), {@code CHECK region off len seed}, {@code QUIT}. It exits on QUIT, end of input, or after a watchdog of 180 s.
  */
 public final class EndpointPeerMain {
     static final long REGION = 64L << 20;
@@ -78,6 +78,13 @@ public final class EndpointPeerMain {
                         String[] a = p[1].split(" ");
                         TransferFuture f = ep.send("src", Long.parseLong(a[0]), Long.parseLong(a[1]));
                         f.toCompletableFuture().whenComplete((done, e) -> reply("SENT " + f.status() + " " + f.wcStatus()));
+                        reply("POSTED");
+                    }
+                    case "WRITE" -> {
+                        String[] a = p[1].split(" ");
+                        TransferFuture f = ep.write(a[0], Long.parseLong(a[2]), a[1], Long.parseLong(a[2]),
+                                Long.parseLong(a[3]));
+                        f.toCompletableFuture().whenComplete((done, e) -> reply("WROTE " + f.status() + " " + f.wcStatus()));
                         reply("POSTED");
                     }
                     case "CANCEL" -> reply("CANCELLED " + ep.cancelAll());
