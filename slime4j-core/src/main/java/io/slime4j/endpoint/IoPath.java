@@ -122,7 +122,7 @@ final class IoPath {
         } catch (EndpointClosedException e) {
             throw new StopPosting("the endpoint closed while the op was being posted", e);
         } catch (EndpointException e) { // the pool was failed with the endpoint
-            throw StopPosting.endpointFailed(lifecycle.failure(), lifecycle.failureStatus());
+            throw StopPosting.endpointFailed(lifecycle.name(), lifecycle.failure(), lifecycle.failureStatus());
         }
     }
 
@@ -195,7 +195,7 @@ final class IoPath {
         }
         String failure = lifecycle.failure();
         if (failure != null) { // a failure wakes credit waiters with spare credits, too
-            throw StopPosting.endpointFailed(failure, lifecycle.failureStatus());
+            throw StopPosting.endpointFailed(lifecycle.name(), failure, lifecycle.failureStatus());
         }
     }
 

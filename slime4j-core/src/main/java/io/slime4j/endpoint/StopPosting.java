@@ -26,8 +26,8 @@ final class StopPosting extends Exception {
     }
 
     /** The endpoint failed ({@code why}, with {@code status}): the op fails with it, the call returns its future. */
-    static StopPosting endpointFailed(String why, WcStatus status) {
-        return new StopPosting("the endpoint failed while the op was being posted: " + why, null,
+    static StopPosting endpointFailed(String endpoint, String why, WcStatus status) {
+        return new StopPosting("endpoint " + endpoint + " failed while the op was being posted: " + why, null,
                 status == null ? WcStatus.GENERAL_ERR : status);
     }
 }
