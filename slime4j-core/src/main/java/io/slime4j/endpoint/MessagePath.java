@@ -18,13 +18,15 @@ import java.util.concurrent.locks.ReentrantLock;
  * it (I5); metas and {@code send} calls are matched in order — the k-th send gets the k-th meta
  * (the pair-ordering contract). The matched send RDMA_WRITE_WITH_IMMs its data straight into the
  * receiver's buffer on the data queue pair, the token in the immediate; that consumes a receive of
- * the receiver's data window, whose dispatch finds the recv slot from the token, re-posts the
- * receive, and completes the recv.
+ * the receiver's data window, whose dispatch ({@link MessageCompletions}) finds the recv slot from
+ * the token, re-posts the receive, and completes the recv. This class holds the callers' side and
+ * the matching; the meta window's dispatch feeds the matching.
  *
  * <p>A recv slot expects two completions (its meta SEND, the data arrival); a send slot one (its
  * data request). A send longer than the matched receive writes nothing and both fail with
  * LOC_LEN_ERR; a cancelled send that gets matched later writes nothing and tells the receiver
- * (REM_ABORT_ERR), so the pairing never slips.
+ * (REM_ABORT_ERR), and a send matched with a recv the peer cancelled ({@link CancelNotices}) fails
+ * with REM_ABORT_ERR and writes nothing — so the pairing never slips.
  */
 final class MessagePath {
     private final Lifecycle lifecycle;
