@@ -30,7 +30,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * user code ever runs while a completion is handled. An exception in one completion is counted
  * and logged; the loop goes on.
  */
-final class Dispatcher implements Runnable {
+final class Dispatcher implements Runnable, RailDrain {
     private static final int BATCH = 256;
     /** A helper's first bounded wait on the queue; it doubles up to {@link #HELP_SLICE_MAX_NANOS}. */
     static final long HELP_SLICE_MIN_NANOS = 1_000_000;
@@ -46,10 +46,16 @@ final class Dispatcher implements Runnable {
      */
     static final long STAND_ASIDE_NANOS = 1_000_000;
 
-    private final EndpointCore core;
-    private final IoPath io;
+    private final String name;
+    private final Lifecycle lifecycle;
+    private final EndpointFailure failure;
+    private final Router router;
+    private final Anomalies anomalies;
+    private final IoCompletions io;
     private final MessagePath messages;
     private final ImmRecvPath imm;
+    private final CancelNotices cancels;
+    private final MessageCompletions messageCompletions;
     private final WorkCompletion[] batch = WorkCompletion.array(BATCH);
     private final Thread thread;
     private final long pollNanos;
@@ -61,14 +67,22 @@ final class Dispatcher implements Runnable {
     private final LongAdder helped = new LongAdder();
     private volatile boolean running = true;
 
-    Dispatcher(EndpointCore core, IoPath io, MessagePath messages, ImmRecvPath imm, int rail) {
-        this.cq = core.transport.cqs[rail];
-        this.core = core;
+    Dispatcher(CompletionQueue cq, int rail, long pollNanos, Lifecycle lifecycle, EndpointFailure failure, Router router,
+               Anomalies anomalies, IoCompletions io, MessagePath messages, ImmRecvPath imm,
+               MessageCompletions messageCompletions, CancelNotices cancels) {
+        this.cq = cq;
+        this.name = lifecycle.name();
+        this.lifecycle = lifecycle;
+        this.failure = failure;
+        this.router = router;
+        this.anomalies = anomalies;
         this.io = io;
         this.messages = messages;
         this.imm = imm;
-        this.pollNanos = core.config.pollTimeout().toNanos();
-        this.thread = Thread.ofPlatform().daemon().name("slime4j-" + core.name + "-dispatch"
+        this.cancels = cancels;
+        this.messageCompletions = messageCompletions;
+        this.pollNanos = pollNanos;
+        this.thread = Thread.ofPlatform().daemon().name("slime4j-" + name + "-dispatch"
                 + (rail == 0 ? "" : "-rail" + rail)).unstarted(this);
     }
 
@@ -77,7 +91,8 @@ final class Dispatcher implements Runnable {
     }
 
     /** Whether the current thread is handling completions of this rail (the dispatch thread or a helper). */
-    boolean isDispatching() {
+    @Override
+    public boolean isDispatching() {
         return drain.isHeldByCurrentThread();
     }
 
@@ -112,8 +127,7 @@ final class Dispatcher implements Runnable {
             } catch (InterruptedException e) {
                 // stop() interrupts; the loop condition decides
             } catch (RuntimeException e) {
-                core.stats.dispatchErrors.increment();
-                EndpointCore.log().error("endpoint {}: waiting on the completion queue failed", core.name, e);
+                anomalies.dispatchError("waiting on the completion queue failed", e);
             }
         }
     }
@@ -133,12 +147,10 @@ final class Dispatcher implements Runnable {
                 n = cq.poll(batch);
             } catch (CompletionQueueOverflowException e) {
                 running = false;
-                core.markFailed("completion queue overflowed: " + e.getMessage());
-                core.tracker.cancelAll("endpoint " + core.name + " failed: completion queue overflow");
+                failure.fail(WcStatus.GENERAL_ERR, "completion queue overflowed: " + e.getMessage());
                 return -1;
             } catch (RuntimeException e) {
-                core.stats.dispatchErrors.increment();
-                EndpointCore.log().error("endpoint {}: polling the completion queue failed", core.name, e);
+                anomalies.dispatchError("polling the completion queue failed", e);
                 return 0;
             }
             for (int i = 0; i < n; i++) {
@@ -156,7 +168,8 @@ final class Dispatcher implements Runnable {
      * helps, the dispatcher stopped, or this thread is already handling completions) and must
      * wait on the signal as usual.
      */
-    Boolean help(OpSignal signal, long nanos) throws InterruptedException {
+    @Override
+    public Boolean help(OpSignal signal, long nanos) throws InterruptedException {
         Thread me = Thread.currentThread();
         if (!running || me == thread || drain.isHeldByCurrentThread() || !helper.compareAndSet(null, me)) {
             return null;
@@ -201,33 +214,30 @@ final class Dispatcher implements Runnable {
     }
 
     private void dispatch(WorkCompletion wc) {
-        if (!wc.isSuccess() && wc.status() != WcStatus.WR_FLUSH_ERR && !core.isClosing()
+        if (!wc.isSuccess() && wc.status() != WcStatus.WR_FLUSH_ERR && !lifecycle.isClosing()
                 && !laneFailed(wc)) {
             // a failed request moves its queue pair to ERR (the verbs contract): a message queue pair
             // (or the last live lane) failing ends the endpoint
-            core.markFailed("queue pair " + wc.qpn() + " failed a request with " + wc.status()
+            failure.fail(wc.status(), "queue pair " + wc.qpn() + " failed a request with " + wc.status()
                     + (wc.status() == WcStatus.RETRY_EXC_ERR ? " (the peer stopped answering)" : ""));
         }
         try {
             switch (WrIds.kind(wc.wrId())) {
                 case WrIds.IO -> io.onCompletion(wc);
-                case WrIds.MSG_DATA -> messages.onDataSent(wc);
-                case WrIds.META_SEND -> messages.onMetaSent(wc);
+                case WrIds.MSG_DATA -> messageCompletions.onDataSent(wc);
+                case WrIds.META_SEND -> messageCompletions.onMetaSent(wc);
                 case WrIds.CREDIT_SEND -> imm.onCreditSent(wc);
+                case WrIds.CANCEL_SEND -> cancels.onSent(wc);
                 case WrIds.META_WINDOW -> messages.onMetaWindow(wc);
-                case WrIds.DATA_WINDOW -> messages.onDataWindow(wc);
+                case WrIds.DATA_WINDOW -> messageCompletions.onDataWindow(wc);
                 case WrIds.IMM_WINDOW -> imm.onImmWindow(wc);
-                default -> core.protocolError("completion with a foreign wrId: " + wc);
+                default -> anomalies.protocolError("completion with a foreign wrId: " + wc);
             }
         } catch (RuntimeException e) {
-            core.stats.dispatchErrors.increment();
-            if (core.stats.dispatchErrors.sum() <= 10) {
-                EndpointCore.log().error("endpoint {}: dispatching {} failed", core.name, wc, e);
-            }
+            anomalies.dispatchError("dispatching " + wc + " failed", e);
         } catch (Error e) {
-            core.stats.dispatchErrors.increment();
-            core.markFailed("dispatch thread died: " + e);
-            core.tracker.cancelAll("endpoint " + core.name + " failed: " + e);
+            anomalies.dispatchError("dispatching " + wc + " failed", e);
+            failure.fail(WcStatus.GENERAL_ERR, "dispatch thread died: " + e);
             throw e;
         }
     }
@@ -243,8 +253,8 @@ final class Dispatcher implements Runnable {
             return false;
         }
         int lane = WrIds.qp(wc.wrId());
-        EndpointCore.log().warn("endpoint {}: lane {} failed a request with {}", core.name, lane, wc.status());
-        return core.router.markDead(lane) > 0;
+        Lifecycle.log().warn("endpoint {}: lane {} failed a request with {}", name, lane, wc.status());
+        return router.markDead(lane) > 0;
     }
 
     /**

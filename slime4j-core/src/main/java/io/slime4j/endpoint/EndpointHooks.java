@@ -3,8 +3,8 @@ package io.slime4j.endpoint;
 /**
  * The decisions that keep the ownership invariants I1–I5 of docs/ENDPOINT.md, gathered in one place
  * so that a test-only subclass can break exactly one of them and show that its test fails. The
- * endpoint always uses {@link #DEFAULT}, which keeps all of them; nothing public can substitute
- * another instance.
+ * endpoint always uses {@link #DEFAULT}, which keeps all of them and installs no detector that
+ * costs time on the hot path; nothing public can substitute another instance.
  */
 class EndpointHooks {
     static final EndpointHooks DEFAULT = new EndpointHooks();
@@ -37,5 +37,13 @@ class EndpointHooks {
     /** I5: a consumed window receive is re-posted before its completion is acted on (and a slot released). */
     boolean repostBeforeRelease() {
         return true;
+    }
+
+    /**
+     * Whether to install the I5 detector ({@link WindowWatch}), which scans the receive windows at
+     * every slot release: off the release path of a real endpoint; the tests' hooks turn it on.
+     */
+    boolean watchWindowsAtRelease() {
+        return false;
     }
 }

@@ -7,6 +7,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -28,7 +29,15 @@ import java.util.concurrent.locks.ReentrantLock;
  * for them beyond its message slots.
  */
 final class ImmRecvPath {
-    private final EndpointCore core;
+    private final Lifecycle lifecycle;
+    private final String name;
+    private final Router router;
+    private final Transport transport;
+    private final OpTracker tracker;
+    private final EndpointHooks hooks;
+    private final BackPressure backPressure;
+    private final Anomalies anomalies;
+    private final Stats stats;
     private final ReentrantLock lock = new ReentrantLock();
     private final ArrayDeque<OpState> waiting = new ArrayDeque<>();
     private final ArrayDeque<Integer> arrivals = new ArrayDeque<>();
@@ -38,10 +47,23 @@ final class ImmRecvPath {
     private final Object creditLock = new Object();
     private int toReturn;
     private int creditSendsOutstanding;
+    private boolean woken;
+    /** Set when the endpoint failed: no immRecv waits any more (guarded by {@link #lock}). */
+    private String failed;
+    private io.slime4j.verbs.WcStatus failedStatus;
 
-    ImmRecvPath(EndpointCore core) {
-        this.core = core;
-        this.returnThreshold = Math.max(1, core.config.immWindow() / 4);
+    ImmRecvPath(Lifecycle lifecycle, int immWindow, Router router, Transport transport, OpTracker tracker,
+                EndpointHooks hooks, BackPressure backPressure, Anomalies anomalies, Stats stats) {
+        this.lifecycle = lifecycle;
+        this.name = lifecycle.name();
+        this.router = router;
+        this.transport = transport;
+        this.tracker = tracker;
+        this.hooks = hooks;
+        this.backPressure = backPressure;
+        this.anomalies = anomalies;
+        this.stats = stats;
+        this.returnThreshold = Math.max(1, immWindow / 4);
     }
 
     /** At connect: the peer's window is what this endpoint may spend. */
@@ -50,19 +72,24 @@ final class ImmRecvPath {
     }
 
     TransferFuture immRecv() {
-        core.checkUsable();
-        OpState op = core.tracker.newOp(OpKind.IMM_RECV, 0);
+        lifecycle.checkUsable();
+        OpState op = tracker.newOp(OpKind.IMM_RECV, 0);
         Integer value;
+        String failure;
         lock.lock();
         try {
-            value = arrivals.poll();
-            if (value == null) {
+            failure = failed;
+            value = failure == null ? arrivals.poll() : null;
+            if (value == null && failure == null) {
                 waiting.add(op);
             }
         } finally {
             lock.unlock();
         }
-        if (value != null) {
+        if (failure != null) { // the endpoint failed after the check above: no arrival will come
+            op.failNow(failedStatus, failure);
+            op.partDone();
+        } else if (value != null) {
             deliver(op, value);
         }
         return op.future();
@@ -75,13 +102,13 @@ final class ImmRecvPath {
 
     /** Dispatch thread: a write-with-imm of the peer consumed an imm window receive. */
     void onImmWindow(WorkCompletion wc) {
-        RecvWindow w = core.transport.immWindows[WrIds.qp(wc.wrId())];
+        RecvWindow w = transport.immWindows[WrIds.qp(wc.wrId())];
         int entry = WrIds.slot(wc.wrId());
         w.consumed();
         if (!wc.isSuccess()) {
             return; // flushed: the queue pair is closing
         }
-        boolean repostFirst = core.hooks.repostBeforeRelease();
+        boolean repostFirst = hooks.repostBeforeRelease();
         if (repostFirst) {
             w.post(entry);
         }
@@ -138,16 +165,16 @@ final class ImmRecvPath {
     }
 
     private void sendCredits(int n) {
-        core.router.select(QpOpType.CONTROL, 0); // the meta queue pair: lane 0
+        router.select(QpOpType.CONTROL, 0); // the meta queue pair: lane 0
         creditWr.clear().wrId(WrIds.encode(WrIds.CREDIT_SEND, 0, 0, 0, 0)).opcode(Opcode.SEND_WITH_IMM)
                 .immediate(Wire32.metaImm(Wire32.CREDIT_TYPE, n));
         try {
-            core.transport.meta.postSend(creditWr);
+            transport.meta.postSend(creditWr);
             creditSendsOutstanding++;
-            core.stats.creditMessages.increment();
+            stats.creditMessages.increment();
         } catch (RuntimeException e) {
-            if (!core.isClosing()) {
-                core.protocolError("could not return " + n + " imm credits: " + e.getMessage());
+            if (!lifecycle.isClosing()) {
+                anomalies.protocolError("could not return " + n + " imm credits: " + e.getMessage());
             }
         }
     }
@@ -160,13 +187,13 @@ final class ImmRecvPath {
     /** Takes one credit for a write-with-imm, waiting (bounded) for the peer to return some. */
     void acquirePeerCredit() {
         try {
-            if (!core.acquire(peerCredits)) {
-                throw core.busy("no write-with-imm credit (the peer's window is full of unprocessed immediates)");
+            if (!peerCredits.tryAcquire(backPressure.timeoutNanos(), TimeUnit.NANOSECONDS)) {
+                throw backPressure.busy("no write-with-imm credit (the peer's window is full of unprocessed immediates)");
             }
-            core.checkOpen(); // close() wakes waiters with spare permits
+            lifecycle.checkUsable(); // close() and a failure wake waiters with spare permits
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new EndpointException("endpoint " + core.name + ": interrupted waiting for a write-with-imm credit", e);
+            throw new EndpointException("endpoint " + name + ": interrupted waiting for a write-with-imm credit", e);
         }
     }
 
@@ -175,9 +202,18 @@ final class ImmRecvPath {
         peerCredits.release();
     }
 
-    /** Closing: wakes every caller waiting for a credit (it then finds the endpoint closed). */
+    /**
+     * Closing or failed: wakes every caller waiting for a credit (it then finds the endpoint closed
+     * or failed). Once only: the spare credits must not overflow.
+     */
     void wakeWaiters() {
-        peerCredits.release(Integer.MAX_VALUE / 2);
+        synchronized (creditLock) {
+            if (woken) {
+                return;
+            }
+            woken = true;
+        }
+        peerCredits.release(Integer.MAX_VALUE / 4);
     }
 
     int peerCredits() {
@@ -195,6 +231,28 @@ final class ImmRecvPath {
     }
 
     /** cancelAll: drains both matching queues; waiting ops are cancelled (and settle, having no requests); how many. */
+    /**
+     * The endpoint failed: every waiting immRecv fails now with {@code status} (and settles: it has
+     * no requests), and one that races with this fails at its call; queued immediates are dropped.
+     */
+    void failAll(io.slime4j.verbs.WcStatus status, String why) {
+        List<OpState> drained;
+        lock.lock();
+        try {
+            failed = why;
+            failedStatus = status;
+            drained = new ArrayList<>(waiting);
+            waiting.clear();
+            arrivals.clear();
+        } finally {
+            lock.unlock();
+        }
+        for (OpState op : drained) {
+            op.failNow(status, why);
+            op.partDone();
+        }
+    }
+
     int cancelAll(String why) {
         List<OpState> drained;
         lock.lock();

@@ -2,165 +2,220 @@ package io.slime4j.endpoint;
 
 import io.slime4j.verbs.Opcode;
 import io.slime4j.verbs.WcStatus;
-import io.slime4j.verbs.WorkCompletion;
 import io.slime4j.verbs.WorkRequest;
 import java.util.List;
 
 /**
- * One-sided operations: read, write and write-with-imm of a batch. The caller's thread plans the
- * batch, leases io slots one after another (back-pressure: it waits, bounded, for a free slot and
- * for send-queue credit of each queue pair) and posts through each queue pair's
- * {@link IoSendQueue}, which signals only some requests; the dispatch thread retires every request
- * a completion covers, counts them per slot and releases each slot after its last one. The op
- * completes when its last slot has been released and the caller has finished posting.
+ * One-sided operations, the caller's side: read, write and write-with-imm of a batch. The caller's
+ * thread plans the batch, leases io slots one after another (back-pressure: it waits, bounded, for
+ * a free slot and for send-queue credit of each queue pair) and posts through each queue pair's
+ * {@link IoSendQueue}, which signals only some requests. {@link IoCompletions} retires them on the
+ * dispatch thread. The op completes when its last slot has been released and the caller has
+ * finished posting.
  *
  * <p>Write-with-imm: when every request went to one queue pair, the last request carries the
- * immediate (RC order delivers it after the data). Otherwise an {@link ImmFence} posts a separate
- * zero-length immediate once every data request completed.
+ * immediate (RC order delivers it after the data). Otherwise an {@link ImmFence} reserves a position
+ * for a separate zero-length immediate, which {@link DeferredImm} posts once every data request
+ * completed.
+ *
+ * <p>Posting that stops early (no slot or credit within the bound, interruption, close, a refused
+ * post) throws {@link StopPosting} out of the posting loop; {@link #submit} handles it in one place:
+ * the op fails with the reason, what it posted is covered, and the call throws when nothing reached
+ * the wire.
  */
 final class IoPath {
-    private final EndpointCore core;
-    private final SlotPool pool;
+    private final Lifecycle lifecycle;
+    private final EndpointConfig config;
+    private final Regions regions;
+    private final Router router;
+    private final Transport transport;
+    private final OpTracker tracker;
+    private final EndpointHooks hooks;
+    private final BackPressure backPressure;
+    private final SlotReleaser releaser;
     private final ImmRecvPath imm;
+    private final DeferredImm deferred;
+    private final SlotPool pool;
     private final IoSendQueue[] sendQueues;
 
-    IoPath(EndpointCore core, ImmRecvPath imm) {
-        this.core = core;
+    IoPath(Lifecycle lifecycle, EndpointConfig config, Regions regions, Router router, Transport transport,
+           OpTracker tracker, EndpointHooks hooks, BackPressure backPressure, SlotReleaser releaser, ImmRecvPath imm,
+           DeferredImm deferred, SlotPool pool, IoSendQueue[] sendQueues) {
+        this.lifecycle = lifecycle;
+        this.config = config;
+        this.regions = regions;
+        this.router = router;
+        this.transport = transport;
+        this.tracker = tracker;
+        this.hooks = hooks;
+        this.backPressure = backPressure;
+        this.releaser = releaser;
         this.imm = imm;
-        this.pool = new SlotPool(core.name + " io", core.config.ioSlots(), core.config.requestsPerSlot(), 0);
-        this.sendQueues = new IoSendQueue[core.config.qps()];
-        for (int q = 0; q < sendQueues.length; q++) {
-            sendQueues[q] = new IoSendQueue(q, core.transport.io[q], core.transport.sqCredits[q],
-                    core.config.sendQueueDepth(), core.config.signalEvery(), core::isClosing);
-        }
-    }
-
-    IoSendQueue[] sendQueues() {
-        return sendQueues;
-    }
-
-    SlotPool pool() {
-        return pool;
+        this.deferred = deferred;
+        this.pool = pool;
+        this.sendQueues = sendQueues;
     }
 
     TransferFuture submit(OpKind kind, List<Assignment> batch, int immediate) {
-        core.checkUsable();
-        IoPlan plan = IoPlan.of(kind, batch, core.regions, core.router, core.transport, core.config.maxRequestBytes(),
-                core.config.qpTemplate().mtu());
-        boolean withImm = kind == OpKind.WRITE_WITH_IMM;
-        if (withImm) {
+        lifecycle.checkUsable();
+        IoPlan plan = IoPlan.of(kind, batch, regions, router, transport, config.maxRequestBytes(),
+                config.qpTemplate().mtu());
+        if (kind == OpKind.WRITE_WITH_IMM) {
             imm.acquirePeerCredit();
         }
-        OpState op = core.tracker.newOp(kind, plan.totalBytes);
-        int[] lastOnQp = IoSendQueue.lastIndexPerQp(plan.qp, plan.count, sendQueues.length);
-        int[] nextOnQp = IoSendQueue.nextIndexOnSameQp(plan.qp, plan.count, sendQueues.length);
-        boolean deferred = withImm && !plan.singleQp;
-        ImmFence fence = deferred ? new ImmFence(plan.count, immediate, plan.immQp, plan.immAddress, plan.immKey) : null;
-        op.fence = fence;
-        op.plan = plan;
-        int total = plan.count + (deferred ? 1 : 0);
-        int rps = core.config.requestsPerSlot();
-        int next = 0;
-        int dataPosted = 0;
-        boolean immPosted = false;
-        String failure = null;
-        RuntimeException refusal = null;
-        WorkRequest wr = new WorkRequest();
+        OpState op = tracker.newOp(kind, plan.totalBytes);
         try {
-            while (next < total && failure == null) {
-                Slot slot = pool.acquire(0);
-                if (slot == null) { // about to wait: slots this op holds must not wait on unsignaled tails
-                    coverQps(lastOnQp);
-                    slot = pool.acquire(core.slotTimeoutNanos);
-                }
-                if (slot == null) {
-                    failure = "no free io slot (" + pool.capacity() + " in the pool)";
-                    refusal = core.busy(failure + " for " + kind + " op " + op.seq);
-                    break;
-                }
-                int inSlot = Math.min(rps, total - next);
-                slot.lease(op, inSlot + 1, core.hooks.slotHoldsOpStrongly());
-                op.addPart();
-                int done = 0;
-                for (; done < inSlot; done++) {
-                    int r = next + done;
-                    if (r == plan.count) { // the fence's reserved position: always the last one
-                        fence.sub = done;
-                        slot.subRequest[done] = -1;
-                        fence.slot = slot.index;
-                        continue;
-                    }
-                    int q = plan.qp[r];
-                    if (!core.acquire(core.transport.sqCredits[q])) {
-                        failure = "no send-queue credit on io QP " + q;
-                        refusal = core.busy(failure + " for " + kind + " op " + op.seq);
-                        break;
-                    }
-                    if (core.isClosing()) { // close() wakes credit waiters with spare permits
-                        failure = "the endpoint closed while the op was being posted";
-                        refusal = new EndpointClosedException("endpoint " + core.name + " is closed");
-                        break;
-                    }
-                    boolean carriesImm = withImm && !deferred && r == plan.count - 1;
-                    wr.clear().wrId(WrIds.encode(WrIds.IO, q, slot.index, done, op.seq))
-                            .opcode(kind == OpKind.READ ? Opcode.RDMA_READ
-                                    : carriesImm ? Opcode.RDMA_WRITE_WITH_IMM : Opcode.RDMA_WRITE)
-                            .sge(plan.localAddress[r], plan.length[r], plan.localKey[r])
-                            .remote(plan.remoteAddress[r], plan.remoteKey[r]).immediate(carriesImm ? immediate : 0);
-                    slot.subQp[done] = q;
-                    slot.subLength[done] = plan.length[r];
-                    slot.subRequest[done] = r;
-                    try {
-                        sendQueues[q].post(wr, slot.index, done, r == lastOnQp[q],
-                                nextOnQp[r] >= next + inSlot && pool.free() == 0);
-                    } catch (RuntimeException e) {
-                        sendQueues[q].releaseCredit();
-                        failure = "posting to io QP " + q + " failed: " + e.getMessage();
-                        refusal = e;
-                        break;
-                    }
-                    dataPosted++;
-                    immPosted |= carriesImm;
-                }
-                next += inSlot;
-                core.releaser.countDown(pool, slot, 1 + inSlot - done); // the guard and what was not posted
+            regions.use(op, plan.localNames);
+        } catch (IllegalArgumentException e) { // a region of the batch is being deregistered
+            op.failNow(WcStatus.GENERAL_ERR, e.getMessage());
+            op.partDone();
+            if (kind == OpKind.WRITE_WITH_IMM) {
+                imm.returnPeerCredit();
             }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            failure = "interrupted while waiting for a slot or credit";
-            refusal = new EndpointException("endpoint " + core.name + ": " + failure, e);
-        } catch (EndpointClosedException e) {
-            failure = "the endpoint closed while the op was being posted";
-            refusal = e;
+            throw e;
         }
-        if (failure != null) {
-            op.fail(WcStatus.GENERAL_ERR, core.name + ": " + kind + " op " + op.seq + " stopped after posting "
-                    + dataPosted + " of " + plan.count + " requests: " + failure);
-            coverQps(lastOnQp); // what it posted unsignaled must still be retired
+        IoBatch b = new IoBatch(op, plan, immediate, sendQueues.length);
+        op.fence = b.fence;
+        op.plan = plan;
+        RuntimeException refusal = null;
+        try {
+            while (b.next < b.positions) {
+                postSlot(b, leaseSlot(b));
+            }
+            if (b.fence != null && b.fence.slot >= 0) {
+                reserveFenceCredit(b);
+            }
+        } catch (StopPosting stop) {
+            op.fail(stop.status, lifecycle.name() + ": " + kind + " op " + op.seq + " stopped after posting "
+                    + b.dataPosted + " of " + plan.count + " requests: " + stop.reason);
+            coverQps(b.lastOnQp); // what it posted unsignaled must still be retired
+            refusal = stop.refusal;
         }
-        if (withImm && !deferred && !immPosted) {
+        if (kind == OpKind.WRITE_WITH_IMM && b.fence == null && !b.inlineImmPosted) {
             imm.returnPeerCredit();
         }
-        if (fence != null) {
-            if (failure == null && fence.slot >= 0) {
-                try {
-                    fence.sqCreditHeld = core.acquire(core.transport.sqCredits[fence.qp]);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-                if (!fence.sqCreditHeld) {
-                    op.fail(WcStatus.GENERAL_ERR, core.name + ": no send-queue credit for the immediate of op " + op.seq);
-                }
-            }
-            if (fence.arrive(plan.count - dataPosted + 1)) {
-                fire(op, fence);
-            }
+        if (b.fence != null && b.fence.arrive(plan.count - b.dataPosted + 1)) {
+            deferred.fire(op, b.fence);
         }
         op.partDone();
-        if (refusal != null && dataPosted == 0) {
+        if (refusal != null && b.dataPosted == 0) {
             throw refusal; // nothing reached the wire: refuse the call instead of returning a failed future
         }
         return op.future();
+    }
+
+    /** The next io slot, waiting (bounded) when none is free — after covering what the op holds. */
+    private Slot leaseSlot(IoBatch b) throws StopPosting {
+        try {
+            Slot slot = pool.acquire(0);
+            if (slot == null) { // about to wait: slots this op holds must not wait on unsignaled tails
+                coverQps(b.lastOnQp);
+                slot = pool.acquire(backPressure.timeoutNanos());
+            }
+            if (slot == null) {
+                String why = "no free io slot (" + pool.capacity() + " in the pool)";
+                throw new StopPosting(why, backPressure.busy(why + " for " + b.op.kind + " op " + b.op.seq));
+            }
+            return slot;
+        } catch (InterruptedException e) {
+            throw interrupted(e);
+        } catch (EndpointClosedException e) {
+            throw new StopPosting("the endpoint closed while the op was being posted", e);
+        } catch (EndpointException e) { // the pool was failed with the endpoint
+            throw StopPosting.endpointFailed(lifecycle.name(), lifecycle.failure(), lifecycle.failureStatus());
+        }
+    }
+
+    /**
+     * Fills one leased slot with the batch's next positions and posts them. The slot expects one
+     * count-down per position plus one for the caller's guard; whatever was not posted (and the
+     * guard) is counted down here, even when posting stops.
+     */
+    private void postSlot(IoBatch b, Slot slot) throws StopPosting {
+        int inSlot = Math.min(config.requestsPerSlot(), b.positions - b.next);
+        slot.lease(b.op, inSlot + 1, hooks.slotHoldsOpStrongly());
+        b.op.addPart();
+        b.filledInSlot = 0;
+        try {
+            for (; b.filledInSlot < inSlot; b.filledInSlot++) {
+                int r = b.next + b.filledInSlot;
+                if (r == b.plan.count) { // the fence's reserved position: always the last one
+                    b.fence.sub = b.filledInSlot;
+                    slot.subRequest[b.filledInSlot] = -1;
+                    b.fence.slot = slot.index;
+                    continue;
+                }
+                postRequest(b, slot, b.filledInSlot, r, b.next + inSlot);
+            }
+        } finally {
+            b.next += inSlot;
+            releaser.countDown(pool, slot, 1 + inSlot - b.filledInSlot); // the guard and what was not posted
+        }
+    }
+
+    /** Posts plan request {@code r} at position {@code sub} of {@code slot}, with a credit of its queue pair. */
+    private void postRequest(IoBatch b, Slot slot, int sub, int r, int slotEnd) throws StopPosting {
+        int q = b.plan.qp[r];
+        IoSendQueue sq = sendQueues[q];
+        takeCredit(b, sq);
+        boolean carriesImm = b.carriesImm(r);
+        WorkRequest wr = b.wr.clear().wrId(WrIds.encode(WrIds.IO, q, slot.index, sub, b.op.seq))
+                .opcode(b.op.kind == OpKind.READ ? Opcode.RDMA_READ
+                        : carriesImm ? Opcode.RDMA_WRITE_WITH_IMM : Opcode.RDMA_WRITE)
+                .sge(b.plan.localAddress[r], b.plan.length[r], b.plan.localKey[r])
+                .remote(b.plan.remoteAddress[r], b.plan.remoteKey[r]).immediate(carriesImm ? b.immediate : 0);
+        slot.subQp[sub] = q;
+        slot.subLength[sub] = b.plan.length[r];
+        slot.subRequest[sub] = r;
+        try {
+            sq.post(wr, slot.index, sub, r == b.lastOnQp[q], b.nextOnQp[r] >= slotEnd && pool.free() == 0);
+        } catch (RuntimeException e) {
+            sq.releaseCredit();
+            throw new StopPosting("posting to io QP " + q + " failed: " + e.getMessage(), e);
+        }
+        b.dataPosted++;
+        b.inlineImmPosted |= carriesImm;
+    }
+
+    /** A send-queue credit of {@code sq}, waiting (bounded); close wakes the wait with spare credits. */
+    private void takeCredit(IoBatch b, IoSendQueue sq) throws StopPosting {
+        boolean got;
+        try {
+            got = sq.acquireCredit(backPressure.timeoutNanos());
+        } catch (InterruptedException e) {
+            throw interrupted(e);
+        }
+        if (!got) {
+            String why = "no send-queue credit on io QP " + sq.index;
+            throw new StopPosting(why, backPressure.busy(why + " for " + b.op.kind + " op " + b.op.seq));
+        }
+        if (lifecycle.isClosing()) {
+            throw new StopPosting("the endpoint closed while the op was being posted",
+                    new EndpointClosedException("endpoint " + lifecycle.name() + " is closed"));
+        }
+        String failure = lifecycle.failure();
+        if (failure != null) { // a failure wakes credit waiters with spare credits, too
+            throw StopPosting.endpointFailed(lifecycle.name(), failure, lifecycle.failureStatus());
+        }
+    }
+
+    /** Every data request is posted: take the credit the deferred immediate will need, or fail the op. */
+    private void reserveFenceCredit(IoBatch b) {
+        ImmFence fence = b.fence;
+        try {
+            fence.sqCreditHeld = sendQueues[fence.qp].acquireCredit(backPressure.timeoutNanos());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (!fence.sqCreditHeld) {
+            b.op.fail(WcStatus.GENERAL_ERR, lifecycle.name() + ": no send-queue credit for the immediate of op " + b.op.seq);
+        }
+    }
+
+    private StopPosting interrupted(InterruptedException e) {
+        Thread.currentThread().interrupt();
+        String why = "interrupted while waiting for a slot or credit";
+        return new StopPosting(why, new EndpointException("endpoint " + lifecycle.name() + ": " + why, e));
     }
 
     /** Covers the unsignaled tail of every queue pair the op uses (see {@link IoSendQueue#cover}). */
@@ -170,154 +225,5 @@ final class IoPath {
                 sendQueues[q].cover();
             }
         }
-    }
-
-    /** Every data request of a deferred write-with-imm completed: post its immediate, or give back its reservations. */
-    private void fire(OpState op, ImmFence f) {
-        if (f.slot < 0) {
-            imm.returnPeerCredit();
-            return;
-        }
-        Slot slot = pool.slot(f.slot);
-        if (op.hasFailed() || op.isDone() || !f.sqCreditHeld) {
-            if (f.sqCreditHeld) {
-                sendQueues[f.qp].releaseCredit();
-            }
-            dropImm(slot);
-            return;
-        }
-        int q = f.qp;
-        if (core.router.isDead(q)) { // its lane failed meanwhile: the immediate takes a live one
-            int live;
-            try {
-                live = core.router.liveAfter(q);
-            } catch (EndpointException e) {
-                live = q; // no lane left: fail below (the credit of q is held, so tryAcquire cannot block)
-            }
-            if (live == q || !core.transport.sqCredits[live].tryAcquire()) {
-                core.transport.sqCredits[q].release();
-                op.fail(WcStatus.RETRY_EXC_ERR, core.name + ": lane " + q + " of the immediate of op " + op.seq
-                        + " failed and no live lane had a send-queue credit free");
-                dropImm(slot);
-                return;
-            }
-            core.transport.sqCredits[q].release();
-            q = live;
-        }
-        slot.subQp[f.sub] = q;
-        slot.subLength[f.sub] = 0;
-        WorkRequest wr = new WorkRequest().wrId(WrIds.encode(WrIds.IO, q, slot.index, f.sub, op.seq))
-                .opcode(Opcode.RDMA_WRITE_WITH_IMM).immediate(f.immediate)
-                .remote(f.remoteAddress, q == f.qp ? f.remoteKey : op.plan.immKey(q));
-        try {
-            sendQueues[q].post(wr, slot.index, f.sub, true, false);
-        } catch (RuntimeException e) {
-            sendQueues[q].releaseCredit();
-            op.fail(WcStatus.GENERAL_ERR, core.name + ": posting the immediate of op " + op.seq + " failed: " + e.getMessage());
-            dropImm(slot);
-        }
-    }
-
-    /** The fenced immediate will not leave: gives back its peer credit and counts its slot position down. */
-    private void dropImm(Slot slot) {
-        imm.returnPeerCredit();
-        core.releaser.countDown(pool, slot, 1);
-    }
-
-    /**
-     * Dispatch thread: a completion of an io request. It retires its own request and every older
-     * unsignaled one on its queue pair ({@link IoSendQueue#retire}); each is counted on its slot.
-     */
-    void onCompletion(WorkCompletion wc) {
-        long id = wc.wrId();
-        int q = WrIds.qp(id);
-        IoSendQueue sq = sendQueues[q];
-        int n = sq.retire(WrIds.slot(id), WrIds.sub(id));
-        if (n == 0) {
-            core.protocolError("completion of an io request that is not outstanding: " + WrIds.toString(id) + " " + wc);
-            return;
-        }
-        for (int k = 0; k < n - 1; k++) { // older unsignaled requests: they succeeded (RC completes in order)
-            if (sq.retiredSlot[k] != IoSendQueue.COVER_SLOT) {
-                settle(q, pool.slot(sq.retiredSlot[k]), sq.retiredSub[k], id, null);
-            }
-        }
-        if (WrIds.slot(id) == IoSendQueue.COVER_SLOT) {
-            return;
-        }
-        if (!wc.isSuccess() && reissue(wc)) {
-            return; // failover: the request runs again on a live lane; its completion comes from there
-        }
-        settle(q, pool.slot(WrIds.slot(id)), WrIds.sub(id), id, wc);
-    }
-
-    /** One retired request: {@code wc} is its own completion, or null when a later one retired it. */
-    private void settle(int q, Slot slot, int sub, long id, WorkCompletion wc) {
-        OpState op = slot.tenant();
-        if (op != null) {
-            if (wc != null && !WrIds.tagMatches(id, op.seq)) {
-                core.aliased(id, op);
-            }
-            if (wc != null && !wc.isSuccess()) {
-                op.fail(wc.status(), core.name + ": " + op.kind + " op " + op.seq + ": request of " + slot.subLength[sub]
-                        + " bytes on io QP " + q + " completed with " + wc.status());
-            }
-            ImmFence f = op.fence;
-            if (f != null && !f.isImmRequest(slot.index, sub) && f.arrive(1)) {
-                fire(op, f);
-            }
-        }
-        core.releaser.countDown(pool, slot, 1);
-    }
-
-    /**
-     * Failover (dispatch thread): a request that failed or was flushed on a lane taken out of the
-     * rotation runs again on the next live lane, with the same slot position (so the slot's count
-     * and the op's fence are untouched), when that is safe: plain reads and writes are idempotent; a
-     * request carrying an immediate is not (the peer may have seen it), so its op fails instead.
-     * Only a request the lane failed is re-issued — retries exhausted, or flushed behind another
-     * failure; one the peer or the local side refused (a key, a length) would fail the same way on
-     * every lane and take each down in turn, so its op fails. Needs a free send-queue credit on the
-     * new lane (the dispatch thread never waits). Returns whether the request was re-posted.
-     */
-    private boolean reissue(WorkCompletion wc) {
-        long id = wc.wrId();
-        int q = WrIds.qp(id);
-        WcStatus status = wc.status();
-        if (core.isClosing() || !core.router.isDead(q)
-                || (status != WcStatus.RETRY_EXC_ERR && status != WcStatus.WR_FLUSH_ERR)) {
-            return false;
-        }
-        Slot slot = pool.slot(WrIds.slot(id));
-        int sub = WrIds.sub(id);
-        OpState op = slot.tenant();
-        IoPlan plan = op == null ? null : op.plan;
-        int r = slot.subRequest[sub];
-        if (plan == null || op.isDone() || op.hasFailed() || !WrIds.tagMatches(id, op.seq) || r < 0
-                || (op.kind == OpKind.WRITE_WITH_IMM && op.fence == null && r == plan.count - 1)) {
-            return false;
-        }
-        int lane;
-        try {
-            lane = core.router.liveAfter(q);
-        } catch (EndpointException e) {
-            return false;
-        }
-        if (!core.transport.sqCredits[lane].tryAcquire()) {
-            return false;
-        }
-        WorkRequest wr = new WorkRequest().wrId(WrIds.encode(WrIds.IO, lane, slot.index, sub, op.seq))
-                .opcode(op.kind == OpKind.READ ? Opcode.RDMA_READ : Opcode.RDMA_WRITE)
-                .sge(plan.localAddress[r], plan.length[r], plan.localKeyOn(r, lane))
-                .remote(plan.remoteAddress[r], plan.remoteKeyOn(r, lane));
-        try {
-            sendQueues[lane].post(wr, slot.index, sub, true, false); // signaled: no later request need cover it
-        } catch (RuntimeException e) {
-            sendQueues[lane].releaseCredit();
-            return false;
-        }
-        slot.subQp[sub] = lane;
-        core.stats.reissued.increment();
-        return true;
     }
 }

@@ -28,6 +28,8 @@ final class IoPlan {
     final long[] remoteAddress;
     final long[] remoteKey;
     final int[] length;
+    /** The local regions the batch uses, each once (the op uses them until it settles). */
+    final String[] localNames;
     /** The assignment each request belongs to (to find its keys on another rail when it is re-issued). */
     final int[] unit;
     private final MemoryRegion[][] locals;
@@ -42,8 +44,9 @@ final class IoPlan {
     long immAddress;
     long immKey;
 
-    private IoPlan(int count, int units, Transport transport) {
+    private IoPlan(int count, int units, Transport transport, String[] localNames) {
         this.count = count;
+        this.localNames = localNames;
         this.transport = transport;
         qp = new int[count];
         localAddress = new long[count];
@@ -101,7 +104,7 @@ final class IoPlan {
         if (requests > Integer.MAX_VALUE - 1) {
             throw new IllegalArgumentException("batch needs " + requests + " work requests; split it");
         }
-        IoPlan p = new IoPlan((int) requests, batch.size(), transport);
+        IoPlan p = new IoPlan((int) requests, batch.size(), transport, distinctLocalNames(batch));
         int r = 0;
         long total = 0;
         int firstQp = -1;
@@ -141,6 +144,26 @@ final class IoPlan {
         p.immAddress = batch.isEmpty() ? 0 : remote[0].address() + batch.getFirst().remoteOffset();
         p.immKey = p.immKey(p.immQp);
         return p;
+    }
+
+    /** The local region names of a batch, each once, in first-use order. */
+    private static String[] distinctLocalNames(List<Assignment> batch) {
+        String[] names = new String[batch.size()];
+        int n = 0;
+        outer:
+        for (Assignment a : batch) {
+            String name = a.localRegion();
+            for (int i = 0; i < n; i++) {
+                if (names[i].equals(name)) {
+                    continue outer;
+                }
+            }
+            names[n++] = name;
+            if (n > 8 && batch.size() > 64) { // a large batch over many regions: no quadratic scan
+                return batch.stream().map(Assignment::localRegion).distinct().toArray(String[]::new);
+            }
+        }
+        return n == names.length ? names : java.util.Arrays.copyOf(names, n);
     }
 
     /** The local key of request {@code r}'s memory on the rail of {@code lane}. */

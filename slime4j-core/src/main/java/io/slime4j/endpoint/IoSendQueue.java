@@ -4,6 +4,7 @@ import io.slime4j.verbs.Opcode;
 import io.slime4j.verbs.QueuePair;
 import io.slime4j.verbs.WorkRequest;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BooleanSupplier;
 
@@ -20,6 +21,10 @@ import java.util.function.BooleanSupplier;
  * send queue depth ({@link #effectiveEvery}): the queue can never fill with requests that no
  * completion will retire. Deciding, recording and posting happen under one lock per queue pair, so
  * concurrent callers see posting order and signal decisions agree.
+ *
+ * <p><b>Credits.</b> It is the one owner of its queue pair's send-queue credits: one per send-queue
+ * entry, taken ({@link #acquireCredit}, {@link #tryAcquireCredit}) before a request is posted and
+ * given back by {@link #retire} (or {@link #releaseCredit} for a request that was not posted).
  *
  * <p><b>Retirement.</b> The queue pair completes requests in posting order. A completion — a
  * signaled success, or any failure or flush, which completes even unsignaled — retires its own
@@ -48,7 +53,7 @@ final class IoSendQueue {
     static final int COVER_SLOT = WrIds.MAX_SLOTS - 1;
 
     final int index;
-    final Semaphore credits;
+    private final Semaphore credits;
     private final QueuePair qp;
     private final int every;
     private final BooleanSupplier closing;
@@ -59,6 +64,7 @@ final class IoSendQueue {
     private long tail;
     private int sinceSignal;
     private boolean coverWanted;
+    private boolean woken;
     private final WorkRequest coverWr = new WorkRequest();
     /** Retired entries of the last {@link #retire} (dispatch thread). */
     final int[] retiredSlot;
@@ -73,10 +79,10 @@ final class IoSendQueue {
     /** Covers posted (each also counted in {@link #posted}, none in the signal counts). */
     final LongAdder covers = new LongAdder();
 
-    IoSendQueue(int index, QueuePair qp, Semaphore credits, int depth, int signalEvery, BooleanSupplier closing) {
+    IoSendQueue(int index, QueuePair qp, int depth, int signalEvery, BooleanSupplier closing) {
         this.index = index;
         this.qp = qp;
-        this.credits = credits;
+        this.credits = new Semaphore(depth);
         this.every = effectiveEvery(signalEvery, depth);
         this.closing = closing;
         int size = Integer.highestOneBit(Math.max(1, depth - 1)) << 1;
@@ -182,6 +188,35 @@ final class IoSendQueue {
                 coverWanted = false;
             }
         }
+    }
+
+    /** Takes a credit for one request, waiting up to {@code nanos}; false on timeout. */
+    boolean acquireCredit(long nanos) throws InterruptedException {
+        return credits.tryAcquire(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    /** Takes a credit if one is free now (the dispatch thread never waits). */
+    boolean tryAcquireCredit() {
+        return credits.tryAcquire();
+    }
+
+    /** Credits free now. */
+    int availableCredits() {
+        return credits.availablePermits();
+    }
+
+    /**
+     * Closing or failed: wakes every caller waiting for a credit (it then finds the endpoint closed
+     * or failed). Once only: the spare credits must not overflow.
+     */
+    void wakeCreditWaiters() {
+        synchronized (this) {
+            if (woken) {
+                return;
+            }
+            woken = true;
+        }
+        credits.release(Integer.MAX_VALUE / 4);
     }
 
     /** Gives back a credit that was taken for a request that was not posted. */

@@ -3,7 +3,6 @@ package io.slime4j.endpoint;
 import io.slime4j.verbs.AccessFlags;
 import io.slime4j.verbs.MemoryRegion;
 import io.slime4j.verbs.Opcode;
-import io.slime4j.verbs.WcOpcode;
 import io.slime4j.verbs.WcStatus;
 import io.slime4j.verbs.WorkCompletion;
 import io.slime4j.verbs.WorkRequest;
@@ -19,22 +18,39 @@ import java.util.concurrent.locks.ReentrantLock;
  * it (I5); metas and {@code send} calls are matched in order — the k-th send gets the k-th meta
  * (the pair-ordering contract). The matched send RDMA_WRITE_WITH_IMMs its data straight into the
  * receiver's buffer on the data queue pair, the token in the immediate; that consumes a receive of
- * the receiver's data window, whose dispatch finds the recv slot from the token, re-posts the
- * receive, and completes the recv.
+ * the receiver's data window, whose dispatch ({@link MessageCompletions}) finds the recv slot from
+ * the token, re-posts the receive, and completes the recv. This class holds the callers' side and
+ * the matching; the meta window's dispatch feeds the matching.
  *
  * <p>A recv slot expects two completions (its meta SEND, the data arrival); a send slot one (its
  * data request). A send longer than the matched receive writes nothing and both fail with
  * LOC_LEN_ERR; a cancelled send that gets matched later writes nothing and tells the receiver
- * (REM_ABORT_ERR), so the pairing never slips.
+ * (REM_ABORT_ERR), and a send matched with a recv the peer cancelled ({@link CancelNotices}) fails
+ * with REM_ABORT_ERR and writes nothing — so the pairing never slips.
  */
 final class MessagePath {
-    private final EndpointCore core;
+    private final Lifecycle lifecycle;
+    private final String name;
+    private final Regions regions;
+    private final Router router;
+    private final Transport transport;
+    private final OpTracker tracker;
+    private final EndpointHooks hooks;
+    private final BackPressure backPressure;
+    private final SlotReleaser releaser;
+    private final Anomalies anomalies;
+    private final Stats stats;
     private final ImmRecvPath imm;
     private final SlotPool sendPool;
     private final SlotPool recvPool;
     private final ReentrantLock lock = new ReentrantLock();
     private final ArrayDeque<Slot> waitingSends = new ArrayDeque<>();
     private final ArrayDeque<Wire32.Meta> metas = new ArrayDeque<>();
+    /** Tokens of queued metas whose recv the peer cancelled (guarded by {@link #lock}). */
+    private final java.util.HashSet<Integer> cancelledMetas = new java.util.HashSet<>();
+    /** Set when the endpoint failed: no send waits for a meta any more (guarded by {@link #lock}). */
+    private String failed;
+    private WcStatus failedStatus;
     /**
      * The work request of each send and recv slot's one post, refilled per lease (posting copies
      * it, and a slot has one leaseholder), so a message allocates none.
@@ -42,12 +58,24 @@ final class MessagePath {
     private final WorkRequest[] sendWrs;
     private final WorkRequest[] recvWrs;
 
-    MessagePath(EndpointCore core, ImmRecvPath imm) {
-        this.core = core;
+    MessagePath(Lifecycle lifecycle, int messageSlots, Regions regions, Router router, Transport transport,
+                OpTracker tracker, EndpointHooks hooks, BackPressure backPressure, SlotReleaser releaser,
+                Anomalies anomalies, Stats stats, ImmRecvPath imm) {
+        this.lifecycle = lifecycle;
+        this.name = lifecycle.name();
+        this.regions = regions;
+        this.router = router;
+        this.transport = transport;
+        this.tracker = tracker;
+        this.hooks = hooks;
+        this.backPressure = backPressure;
+        this.releaser = releaser;
+        this.anomalies = anomalies;
+        this.stats = stats;
         this.imm = imm;
-        int n = core.config.messageSlots();
-        this.sendPool = new SlotPool(core.name + " send", n, 1, 0);
-        this.recvPool = new SlotPool(core.name + " recv", n, 1, Transport.recvMetaBase());
+        int n = messageSlots;
+        this.sendPool = new SlotPool(name + " send", n, 1, 0);
+        this.recvPool = new SlotPool(name + " recv", n, 1, Transport.recvMetaBase());
         this.sendWrs = new WorkRequest[n];
         this.recvWrs = new WorkRequest[n];
         for (int i = 0; i < n; i++) {
@@ -65,58 +93,67 @@ final class MessagePath {
     }
 
     TransferFuture send(String region, long offset, long length) {
-        core.checkUsable();
-        MemoryRegion mr = core.regions.local(region, offset, length, 0, "send");
+        lifecycle.checkUsable();
+        MemoryRegion mr = regions.local(region, offset, length, 0, "send");
         if (length > Integer.MAX_VALUE) {
-            throw new IllegalArgumentException("endpoint " + core.name + ": a message is at most 2^31-1 bytes, was "
+            throw new IllegalArgumentException("endpoint " + name + ": a message is at most 2^31-1 bytes, was "
                     + length + "; use write for larger transfers");
         }
-        Slot slot = lease(sendPool, "send");
-        OpState op = core.tracker.newOp(OpKind.SEND, length);
-        slot.lease(op, 1, core.hooks.slotHoldsOpStrongly());
+        Slot slot = backPressure.lease(sendPool, "send");
+        OpState op = tracker.newOp(OpKind.SEND, length);
+        useRegion(op, region, sendPool, slot);
+        slot.lease(op, 1, hooks.slotHoldsOpStrongly());
         op.addPart();
         slot.localAddress = mr.address() + offset;
         slot.localKey = mr.localKey();
         slot.length = length;
         Wire32.Meta meta;
+        boolean recvCancelled;
+        String failure;
         lock.lock();
         try {
-            meta = metas.poll();
-            if (meta == null) {
+            failure = failed;
+            meta = failure == null ? metas.poll() : null;
+            recvCancelled = meta != null && cancelledMetas.remove(meta.token());
+            if (meta == null && failure == null) {
                 waitingSends.add(slot);
             }
         } finally {
             lock.unlock();
         }
-        if (meta != null) {
-            postData(slot, meta);
+        if (failure != null) { // the endpoint failed after the check above: no meta will come
+            op.failNow(failedStatus, failure);
+            releaser.countDown(sendPool, slot, 1);
+        } else if (meta != null) {
+            postData(slot, meta, recvCancelled);
         }
         op.partDone();
         return op.future();
     }
 
     TransferFuture recv(String region, long offset, long length) {
-        core.checkUsable();
-        MemoryRegion mr = core.regions.local(region, offset, length, AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_WRITE,
+        lifecycle.checkUsable();
+        MemoryRegion mr = regions.local(region, offset, length, AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_WRITE,
                 "recv");
-        Slot slot = lease(recvPool, "recv");
-        OpState op = core.tracker.newOp(OpKind.RECV, 0);
-        slot.lease(op, 2, core.hooks.slotHoldsOpStrongly());
+        Slot slot = backPressure.lease(recvPool, "recv");
+        OpState op = tracker.newOp(OpKind.RECV, 0);
+        useRegion(op, region, recvPool, slot);
+        slot.lease(op, 2, hooks.slotHoldsOpStrongly());
         op.addPart();
-        MemoryRegion control = core.transport.control;
+        MemoryRegion control = transport.control;
         Wire32.writeMeta(control.segment().asSlice(slot.metaOffset, Wire32.META_BYTES),
                 new Wire32.Meta(Wire32.token(slot.index, op.seq), mr.address() + offset, mr.remoteKey(), length));
-        core.router.select(QpOpType.CONTROL, op.seq); // the meta queue pair: lane 0 (Router counts other answers)
+        router.select(QpOpType.CONTROL, op.seq); // the meta queue pair: lane 0 (Router counts other answers)
         WorkRequest wr = recvWrs[slot.index].clear().wrId(WrIds.encode(WrIds.META_SEND, 0, slot.index, 0, op.seq))
                 .opcode(Opcode.SEND_WITH_IMM).immediate(Wire32.metaImm(Wire32.META_TYPE, 0))
                 .sge(control, slot.metaOffset, Wire32.META_BYTES);
         RuntimeException refused = null;
         try {
-            core.transport.meta.postSend(wr);
+            transport.meta.postSend(wr);
         } catch (RuntimeException e) {
-            op.fail(WcStatus.GENERAL_ERR, "endpoint " + core.name + ": posting the meta of recv op " + op.seq
+            op.fail(WcStatus.GENERAL_ERR, "endpoint " + name + ": posting the meta of recv op " + op.seq
                     + " failed: " + e.getMessage());
-            core.releaser.countDown(recvPool, slot, 2);
+            releaser.countDown(recvPool, slot, 2);
             refused = e;
         }
         op.partDone();
@@ -126,33 +163,36 @@ final class MessagePath {
         return op.future();
     }
 
-    private Slot lease(SlotPool pool, String what) {
+    /** The op uses {@code region} until it settles; if it is being deregistered, the call is refused. */
+    private void useRegion(OpState op, String region, SlotPool pool, Slot slot) {
         try {
-            Slot s = pool.acquire(core.slotTimeoutNanos);
-            if (s == null) {
-                throw core.busy("no free " + what + " slot (" + pool.capacity() + " messageSlots)");
-            }
-            return s;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new EndpointException("endpoint " + core.name + ": interrupted waiting for a " + what + " slot", e);
+            regions.use(op, region);
+        } catch (IllegalArgumentException e) {
+            pool.release(slot); // leased from the ring, not yet to the op
+            op.failNow(WcStatus.GENERAL_ERR, e.getMessage());
+            op.partDone();
+            throw e;
         }
     }
 
     /** A send met its meta: write the data (or say why not) into the peer's buffer. */
-    private void postData(Slot slot, Wire32.Meta meta) {
+    private void postData(Slot slot, Wire32.Meta meta, boolean recvCancelled) {
         OpState op = slot.tenant();
         int code;
         if (op == null || op.isDone()) {
             code = Wire32.CODE_CANCELLED;
+        } else if (recvCancelled) {
+            code = Wire32.CODE_CANCELLED;
+            op.fail(WcStatus.REM_ABORT_ERR, "endpoint " + name + ": the peer cancelled the recv matched with this "
+                    + "send; nothing was written");
         } else if (slot.length > meta.length()) {
             code = Wire32.CODE_TOO_LONG;
-            op.fail(WcStatus.LOC_LEN_ERR, "endpoint " + core.name + ": send of " + slot.length
+            op.fail(WcStatus.LOC_LEN_ERR, "endpoint " + name + ": send of " + slot.length
                     + " bytes is longer than the peer's matching recv of " + meta.length() + " bytes");
         } else {
             code = Wire32.CODE_DATA;
         }
-        core.router.select(QpOpType.RENDEZVOUS_DATA, op == null ? 0 : op.seq); // the data queue pair: lane 0
+        router.select(QpOpType.RENDEZVOUS_DATA, op == null ? 0 : op.seq); // the data queue pair: lane 0
         WorkRequest wr = sendWrs[slot.index].clear().wrId(WrIds.encode(WrIds.MSG_DATA, 0, slot.index, 0,
                 op == null ? 0 : op.seq))
                 .opcode(Opcode.RDMA_WRITE_WITH_IMM).immediate(Wire32.withCode(meta.token(), code))
@@ -161,36 +201,40 @@ final class MessagePath {
             wr.sge(slot.localAddress, slot.length, slot.localKey);
         }
         try {
-            core.transport.data.postSend(wr);
+            transport.data.postSend(wr);
         } catch (RuntimeException e) {
             if (op != null) {
-                op.fail(WcStatus.GENERAL_ERR, "endpoint " + core.name + ": posting send data failed: " + e.getMessage());
+                op.fail(WcStatus.GENERAL_ERR, "endpoint " + name + ": posting send data failed: " + e.getMessage());
             }
-            core.releaser.countDown(sendPool, slot, 1);
+            releaser.countDown(sendPool, slot, 1);
         }
     }
 
     /** Dispatch thread: a meta-window receive completed (a peer meta or a credit return). */
     void onMetaWindow(WorkCompletion wc) {
-        RecvWindow w = core.transport.metaWindow;
+        RecvWindow w = transport.metaWindow;
         int entry = WrIds.slot(wc.wrId());
         w.consumed();
         if (!wc.isSuccess()) {
             return; // flushed: closing
         }
         int type = Wire32.metaType(wc.immediate());
-        Wire32.Meta meta = type == Wire32.META_TYPE ? Wire32.readMeta(w.entry(entry)) : null; // copy before re-post
-        boolean repostFirst = core.hooks.repostBeforeRelease();
+        Wire32.Meta meta = type == Wire32.META_TYPE || type == Wire32.CANCEL_TYPE
+                ? Wire32.readMeta(w.entry(entry)) : null; // copy before re-post
+        boolean repostFirst = hooks.repostBeforeRelease();
         if (repostFirst) {
             w.post(entry);
         }
         try {
-            if (!wc.hasImmediate() || (type != Wire32.META_TYPE && type != Wire32.CREDIT_TYPE)) {
-                core.protocolError("meta queue pair received a message of unknown type: " + wc);
+            if (!wc.hasImmediate() || (type != Wire32.META_TYPE && type != Wire32.CREDIT_TYPE
+                    && type != Wire32.CANCEL_TYPE)) {
+                anomalies.protocolError("meta queue pair received a message of unknown type: " + wc);
             } else if (type == Wire32.CREDIT_TYPE) {
                 imm.creditsReturned(Wire32.metaValue(wc.immediate()));
             } else if (meta == null) {
-                core.protocolError("meta message with a bad magic: " + wc);
+                anomalies.protocolError("meta message with a bad magic: " + wc);
+            } else if (type == Wire32.CANCEL_TYPE) {
+                cancelQueuedMeta(meta.token());
             } else {
                 offerMeta(meta);
             }
@@ -198,6 +242,26 @@ final class MessagePath {
             if (!repostFirst) {
                 w.post(entry);
             }
+        }
+    }
+
+    /**
+     * The peer cancelled the recv that sent the meta with {@code token}: if that meta still waits for
+     * a send, the send it is matched with fails (REM_ABORT_ERR) and writes nothing. If it was matched
+     * already, its data is on the way and the notice changes nothing.
+     */
+    private void cancelQueuedMeta(int token) {
+        stats.cancelNoticesReceived.increment();
+        lock.lock();
+        try {
+            for (Wire32.Meta m : metas) {
+                if (m.token() == token) {
+                    cancelledMetas.add(token);
+                    return;
+                }
+            }
+        } finally {
+            lock.unlock();
         }
     }
 
@@ -213,95 +277,33 @@ final class MessagePath {
             lock.unlock();
         }
         if (slot != null) {
-            postData(slot, meta);
+            postData(slot, meta, false); // matched on arrival: a cancel notice can only come after it
         }
     }
 
-    /** Dispatch thread: the peer's data (or its cancellation) arrived for one of our recv slots. */
-    void onDataWindow(WorkCompletion wc) {
-        RecvWindow w = core.transport.dataWindow;
-        int entry = WrIds.slot(wc.wrId());
-        w.consumed();
-        if (!wc.isSuccess()) {
-            return;
-        }
-        boolean repostFirst = core.hooks.repostBeforeRelease();
-        if (repostFirst) {
-            w.post(entry);
-        }
+    /**
+     * The endpoint failed: sends that never met a meta never will; they fail with {@code status}
+     * (if nothing completed them yet) and their slots go back now, and a send racing with this fails
+     * at its call.
+     */
+    void failAll(WcStatus status, String why) {
+        List<Slot> drained;
+        lock.lock();
         try {
-            deliverData(wc);
+            failed = why;
+            failedStatus = status;
+            drained = new ArrayList<>(waitingSends);
+            waitingSends.clear();
         } finally {
-            if (!repostFirst) {
-                w.post(entry);
+            lock.unlock();
+        }
+        for (Slot s : drained) {
+            OpState op = s.tenant();
+            if (op != null) {
+                op.failNow(status, why);
             }
+            releaser.countDown(sendPool, s, 1);
         }
-    }
-
-    private void deliverData(WorkCompletion wc) {
-        int value = wc.immediate();
-        int index = Wire32.tokenSlot(value);
-        if (!wc.hasImmediate() || wc.opcode() != WcOpcode.RECV_RDMA_WITH_IMM || index >= recvPool.capacity()) {
-            core.protocolError("data queue pair received something that is not message data: " + wc);
-            return;
-        }
-        Slot slot = recvPool.slot(index);
-        OpState op = slot.tenant();
-        if (op == null) {
-            if (slot.remaining() > 0) {
-                core.releaser.countDown(recvPool, slot, 1); // its op is gone (counted as lost)
-            } else {
-                core.protocolError("message data for recv slot " + index + ", which has no receive");
-            }
-            return;
-        }
-        if (!Wire32.tokenMatches(value, op.seq)) {
-            core.aliased(wc.wrId(), op);
-            return;
-        }
-        switch (Wire32.code(value)) {
-            case Wire32.CODE_DATA -> op.bytes(wc.byteLength());
-            case Wire32.CODE_CANCELLED -> op.fail(WcStatus.REM_ABORT_ERR, "endpoint " + core.name
-                    + ": the peer cancelled the send matched with this recv");
-            case Wire32.CODE_TOO_LONG -> op.fail(WcStatus.LOC_LEN_ERR, "endpoint " + core.name
-                    + ": the peer's matching send is longer than this recv");
-            default -> op.fail(WcStatus.GENERAL_ERR, "endpoint " + core.name + ": unknown message code " + Wire32.code(value));
-        }
-        core.releaser.countDown(recvPool, slot, 1);
-    }
-
-    /** Dispatch thread: the meta SEND of a recv completed. */
-    void onMetaSent(WorkCompletion wc) {
-        Slot slot = recvPool.slot(WrIds.slot(wc.wrId()));
-        OpState op = slot.tenant();
-        if (op != null && !WrIds.tagMatches(wc.wrId(), op.seq)) {
-            core.aliased(wc.wrId(), op);
-        }
-        if (wc.isSuccess()) {
-            core.releaser.countDown(recvPool, slot, 1);
-            return;
-        }
-        if (op != null) {
-            op.fail(wc.status(), "endpoint " + core.name + ": the meta message of recv op " + op.seq + " failed: "
-                    + wc.status());
-        }
-        // no data will come for a meta that never made it (the data arrival is counted on this thread too)
-        core.releaser.countDown(recvPool, slot, slot.remaining());
-    }
-
-    /** Dispatch thread: the data request of a send completed. */
-    void onDataSent(WorkCompletion wc) {
-        Slot slot = sendPool.slot(WrIds.slot(wc.wrId()));
-        OpState op = slot.tenant();
-        if (op != null) {
-            if (!WrIds.tagMatches(wc.wrId(), op.seq)) {
-                core.aliased(wc.wrId(), op);
-            }
-            if (!wc.isSuccess()) {
-                op.fail(wc.status(), "endpoint " + core.name + ": send op " + op.seq + " completed with " + wc.status());
-            }
-        }
-        core.releaser.countDown(sendPool, slot, 1);
     }
 
     /** Closing: sends that never met a meta will not; their slots go back now. */
@@ -315,7 +317,7 @@ final class MessagePath {
             lock.unlock();
         }
         for (Slot s : drained) {
-            core.releaser.countDown(sendPool, s, 1);
+            releaser.countDown(sendPool, s, 1);
         }
     }
 }

@@ -55,6 +55,8 @@ final class OpState {
     ImmFence fence;
     /** The requests of a one-sided op (for re-issue on another lane when one fails), or null. */
     IoPlan plan;
+    /** Run once when the op settles (it lets go of the regions it used), or null. */
+    private volatile Runnable onSettled;
 
     OpState(long seq, OpKind kind, long bytes, OpSignal signal, OpTracker tracker) {
         this.seq = seq;
@@ -94,6 +96,10 @@ final class OpState {
     void partDone() {
         int left = parts.decrementAndGet();
         if (left == 0) {
+            Runnable r = onSettled;
+            if (r != null) {
+                r.run();
+            }
             Failure f = error;
             if (f == null) {
                 complete(new Result(TransferStatus.SUCCESS, WcStatus.SUCCESS, bytes, immediate, null));
@@ -103,6 +109,11 @@ final class OpState {
         } else if (left < 0) {
             throw new IllegalStateException("op " + seq + " finished more parts than it had");
         }
+    }
+
+    /** What to run when the op settles (set before any part can finish: while the caller's guard is held). */
+    void onSettled(Runnable r) {
+        onSettled = r;
     }
 
     /** Records a failure of a part; the first one wins and is reported when the op settles. */
@@ -119,9 +130,9 @@ final class OpState {
         immediate = imm;
     }
 
-    /** Waits until the op's signal fires, helping its dispatcher when it can ({@link Dispatcher#help}). */
+    /** Waits until the op's signal fires, helping its dispatcher when it can ({@link RailDrain#help}). */
     void awaitSignal() throws InterruptedException {
-        Dispatcher d = tracker.drainer();
+        RailDrain d = tracker.drainer();
         while (d != null && !signal.isFired()) {
             Boolean fired = d.help(signal, Long.MAX_VALUE / 2);
             if (fired == null) {
@@ -133,7 +144,7 @@ final class OpState {
 
     /** Waits up to {@code nanos} for the op's signal, helping its dispatcher when it can; whether it fired. */
     boolean awaitSignal(long nanos) throws InterruptedException {
-        Dispatcher d = tracker.drainer();
+        RailDrain d = tracker.drainer();
         if (d != null && !signal.isFired() && nanos > 0) {
             long start = System.nanoTime();
             Boolean fired = d.help(signal, nanos);
@@ -143,6 +154,16 @@ final class OpState {
             nanos -= System.nanoTime() - start;
         }
         return signal.await(nanos);
+    }
+
+    /**
+     * Completes the op as FAILED with {@code status} at once, unless it completed already (the
+     * endpoint failed: no completion of its own may ever come); whether this call did it. Like a
+     * cancelled op it still settles later, when the wire is done with its memory.
+     */
+    boolean failNow(WcStatus status, String why) {
+        fail(status, why);
+        return complete(new Result(TransferStatus.FAILED, status, 0, 0, why));
     }
 
     /** Completes the op as cancelled unless it completed already; whether this call did it. */

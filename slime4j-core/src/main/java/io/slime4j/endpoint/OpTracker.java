@@ -37,16 +37,16 @@ final class OpTracker {
     }
 
     /**
-     * The dispatcher a waiting caller may help ({@link Dispatcher#help}), or null: set only on a
+     * The dispatcher a waiting caller may help ({@link RailDrain#help}), or null: set only on a
      * single-rail endpoint, where every op completes through that one queue.
      */
-    private volatile Dispatcher drainer;
+    private volatile RailDrain drainer;
 
-    void drainer(Dispatcher d) {
+    void drainer(RailDrain d) {
         drainer = d;
     }
 
-    Dispatcher drainer() {
+    RailDrain drainer() {
         return drainer;
     }
 
@@ -80,6 +80,17 @@ final class OpTracker {
         int n = 0;
         for (OpState op : registry.liveOps()) {
             if (op.cancel(why)) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /** Fails every live op at once (the endpoint failed); how many this call completed. */
+    int failAll(io.slime4j.verbs.WcStatus status, String why) {
+        int n = 0;
+        for (OpState op : registry.liveOps()) {
+            if (op.failNow(status, why)) {
                 n++;
             }
         }

@@ -3,9 +3,9 @@ package io.slime4j.endpoint;
 import io.slime4j.verbs.AccessFlags;
 import io.slime4j.verbs.MemoryRegion;
 import io.slime4j.verbs.VerbsDevice;
+import io.slime4j.verbs.WcStatus;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A transfer endpoint: one side of a connection between two {@link VerbsDevice}s, with named
@@ -35,46 +35,45 @@ import java.util.concurrent.atomic.AtomicInteger;
  * them themselves if the pairing matters.
  */
 public final class RdmaEndpoint implements AutoCloseable {
-    private static final AtomicInteger NAMES = new AtomicInteger();
-    private static final long CLOSE_QUIESCE_MILLIS = 5_000;
-
-    private final EndpointCore core;
+    private final String name;
+    private final EndpointConfig config;
+    private final EndpointHooks hooks;
+    private final Lifecycle lifecycle;
+    private final Stats stats;
+    private final Regions regions;
+    private final Router router;
+    private final Transport transport;
+    private final OpTracker tracker;
     private final ImmRecvPath imm;
+    private final SlotPool ioPool;
+    private final IoSendQueue[] sendQueues;
     private final IoPath io;
     private final MessagePath messages;
+    private final Cancellation cancellation;
     private final Dispatcher[] dispatchers;
-    private final Object lifecycle = new Object();
+    private final Shutdown shutdown;
+    /** Serialises connect and close. */
+    private final Object connectLock = new Object();
     private boolean closed;
 
-    private RdmaEndpoint(List<VerbsDevice> rails, EndpointConfig config, EndpointHooks hooks) {
-        String name = config.name().isEmpty() ? "endpoint-" + NAMES.incrementAndGet() : config.name();
-        Transport transport = new Transport(rails, config);
-        EndpointCore c;
-        try {
-            c = new EndpointCore(name, config, transport, hooks);
-        } catch (RuntimeException e) {
-            transport.close();
-            throw e;
-        }
-        this.core = c;
-        this.imm = new ImmRecvPath(core);
-        this.io = new IoPath(core, imm);
-        this.messages = new MessagePath(core, imm);
-        int used = 0;
-        while (used < rails.size() && transport.railInUse(used)) {
-            used++;
-        }
-        this.dispatchers = new Dispatcher[used];
-        Thread[] threads = new Thread[used];
-        for (int r = 0; r < used; r++) {
-            dispatchers[r] = new Dispatcher(core, io, messages, imm, r);
-            threads[r] = dispatchers[r].thread();
-        }
-        core.dispatchThreads(threads);
-        core.dispatchers(dispatchers);
-        if (used == 1) {
-            core.tracker.drainer(dispatchers[0]); // every op completes through rail 0's queue: its waiters may help
-        }
+    private RdmaEndpoint(EndpointWiring w) {
+        name = w.name;
+        config = w.config;
+        hooks = w.hooks;
+        lifecycle = w.lifecycle;
+        stats = w.stats;
+        regions = w.regions;
+        router = w.router;
+        transport = w.transport;
+        tracker = w.tracker;
+        imm = w.imm;
+        ioPool = w.ioPool;
+        sendQueues = w.sendQueues;
+        io = w.io;
+        messages = w.messages;
+        cancellation = w.cancellation;
+        dispatchers = w.dispatchers;
+        shutdown = w.shutdown;
         for (Dispatcher d : dispatchers) {
             d.start();
         }
@@ -92,7 +91,7 @@ public final class RdmaEndpoint implements AutoCloseable {
         if (device == null || config == null) {
             throw new IllegalArgumentException("device and config must not be null");
         }
-        return new RdmaEndpoint(List.of(device), config, hooks);
+        return new RdmaEndpoint(new EndpointWiring(List.of(device), config, hooks));
     }
 
     /**
@@ -110,33 +109,18 @@ public final class RdmaEndpoint implements AutoCloseable {
     }
 
     static RdmaEndpoint open(List<VerbsDevice> rails, EndpointConfig config, EndpointHooks hooks) {
-        if (rails == null || rails.isEmpty() || config == null) {
-            throw new IllegalArgumentException("rails must name at least one device, and config must not be null");
-        }
-        if (rails.size() > EndpointConfig.MAX_QPS) {
-            throw new IllegalArgumentException("at most " + EndpointConfig.MAX_QPS + " rails, was " + rails.size());
-        }
-        for (int i = 0; i < rails.size(); i++) {
-            if (rails.get(i) == null) {
-                throw new IllegalArgumentException("rail " + i + " is null");
-            }
-            for (int j = 0; j < i; j++) {
-                if (rails.get(j) == rails.get(i)) {
-                    throw new IllegalArgumentException("rails " + j + " and " + i + " are the same device");
-                }
-            }
-        }
-        return new RdmaEndpoint(List.copyOf(rails), config, hooks);
+        PeerCheck.rails(rails, config);
+        return new RdmaEndpoint(new EndpointWiring(List.copyOf(rails), config, hooks));
     }
 
     /** The endpoint's name. */
     public String name() {
-        return core.name;
+        return name;
     }
 
     /** Its settings. */
     public EndpointConfig config() {
-        return core.config;
+        return config;
     }
 
     /** Registers {@code segment} under {@code name} with {@link AccessFlags#ALL}. */
@@ -150,15 +134,38 @@ public final class RdmaEndpoint implements AutoCloseable {
      * {@link #updatePeer}. Deregistered when the endpoint closes.
      */
     public MemoryRegion register(String name, MemorySegment segment, int accessFlags) {
-        core.checkOpen();
-        return core.regions.register(core.transport.pds, name, segment, accessFlags);
+        lifecycle.checkOpen();
+        return regions.register(transport.pds, name, segment, accessFlags);
+    }
+
+    /**
+     * Deregisters the local region {@code name}: new operations on it are refused at once; it waits
+     * up to {@link EndpointConfig#slotTimeout()} for the operations using it to settle (their requests
+     * completed: the wire no longer touches the memory), fails those still using it then (FAILED,
+     * LOC_PROT_ERR), and invalidates the region's keys on every rail. From then on a peer's access
+     * with those keys fails with REM_ACCESS_ERR (never touches the memory), and the name may be
+     * registered again. The segment stays the caller's; the peer learns about the change only
+     * through a fresh {@link #info()} and its {@link #updatePeer}.
+     *
+     * @return how many operations still used the region at the bound (and were failed)
+     * @throws IllegalArgumentException if no local region has that name
+     */
+    public int deregister(String name) {
+        lifecycle.checkOpen();
+        try {
+            return regions.deregister(name, config.slotTimeout().toNanos());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new EndpointException("endpoint " + this.name + ": interrupted deregistering region '" + name
+                    + "' (it no longer takes new operations; call deregister again to finish)", e);
+        }
     }
 
     /** What the peer needs: queue pairs, window sizes and the regions registered so far. */
     public EndpointInfo info() {
-        Transport t = core.transport;
-        return new EndpointInfo(core.name, t.device.address(), core.config.messageSlots(), core.config.immWindow(),
-                t.ioInfo(), t.meta.localInfo(), t.data.localInfo(), core.regions.describe(), t.railAddresses());
+        Transport t = transport;
+        return new EndpointInfo(name, t.device.address(), config.messageSlots(), config.immWindow(),
+                t.ioInfo(), t.meta.localInfo(), t.data.localInfo(), regions.describe(), t.railAddresses());
     }
 
     /**
@@ -169,39 +176,22 @@ public final class RdmaEndpoint implements AutoCloseable {
      *                                  message slots than this endpoint
      */
     public void connect(EndpointInfo peer) {
-        synchronized (lifecycle) {
-            core.checkOpen();
-            if (core.isConnected()) {
-                throw new EndpointException("endpoint " + core.name + " is already connected");
+        synchronized (connectLock) {
+            lifecycle.checkOpen();
+            if (lifecycle.isConnected()) {
+                throw new EndpointException("endpoint " + name + " is already connected");
             }
-            if (peer == null) {
-                throw new IllegalArgumentException("peer info must not be null");
-            }
-            if (peer.ioQps().size() != core.config.qps()) {
-                throw new IllegalArgumentException("endpoint " + core.name + " has " + core.config.qps()
-                        + " io queue pairs but peer " + peer.name() + " has " + peer.ioQps().size()
-                        + ": configure both with the same qps");
-            }
-            if (peer.rails().size() != core.transport.rails()) {
-                throw new IllegalArgumentException("endpoint " + core.name + " has " + core.transport.rails()
-                        + " rails but peer " + peer.name() + " has " + peer.rails().size()
-                        + ": open both with the same number of rails");
-            }
-            if (peer.messageSlots() > core.config.messageSlots()) {
-                throw new IllegalArgumentException("peer " + peer.name() + " has " + peer.messageSlots()
-                        + " message slots, more than the " + core.config.messageSlots() + " of endpoint " + core.name
-                        + " (its meta window would be too small): configure at least as many here");
-            }
-            core.regions.peer(peer.regions());
+            PeerCheck.forConnect(name, config, transport.rails(), peer);
+            regions.peer(peer.regions());
             try {
-                core.transport.connect(peer, core.hooks);
+                transport.connect(peer, hooks);
             } catch (RuntimeException e) {
-                core.markFailed("connect to " + peer.name() + " failed: " + e.getMessage());
+                lifecycle.markFailed(WcStatus.GENERAL_ERR, "connect to " + peer.name() + " failed: " + e.getMessage());
                 throw e;
             }
             imm.connected(peer);
-            core.markConnected();
-            EndpointCore.log().debug("endpoint {} connected to {} at {}", core.name, peer.name(), peer.address());
+            lifecycle.markConnected();
+            Lifecycle.log().debug("endpoint {} connected to {} at {}", name, peer.name(), peer.address());
         }
     }
 
@@ -212,22 +202,14 @@ public final class RdmaEndpoint implements AutoCloseable {
      *                                  would lack the keys of some lanes)
      */
     public void updatePeer(EndpointInfo peer) {
-        core.checkOpen();
-        if (peer == null) {
-            throw new IllegalArgumentException("peer info must not be null");
-        }
-        if (peer.rails().size() != core.transport.rails()) {
-            throw new IllegalArgumentException("endpoint " + core.name + " has " + core.transport.rails()
-                    + " rails but the info of peer " + peer.name() + " describes " + peer.rails().size()
-                    + ": its regions have no keys for every rail (regions "
-                    + peer.regions().keySet().stream().map(n -> "'" + n + "'").toList() + ")");
-        }
-        core.regions.peer(peer.regions());
+        lifecycle.checkOpen();
+        PeerCheck.forUpdate(name, transport.rails(), peer);
+        regions.peer(peer.regions());
     }
 
     /** Whether {@link #connect} succeeded. */
     public boolean isConnected() {
-        return core.isConnected();
+        return lifecycle.isConnected();
     }
 
     /** Reads every assignment of the batch from the peer's regions into local ones. */
@@ -297,17 +279,12 @@ public final class RdmaEndpoint implements AutoCloseable {
      * stays usable. Returns how many ops this call cancelled.
      */
     public int cancelAll() {
-        return cancel("cancelled by cancelAll() on endpoint " + core.name);
-    }
-
-    private int cancel(String why) {
-        int n = imm.cancelAll(why); // first, so that no waiting immRecv takes an arrival meanwhile
-        return n + core.tracker.cancelAll(why);
+        return cancellation.cancel("cancelled by cancelAll() on endpoint " + name);
     }
 
     /** Whether {@link #close()} was called. */
     public boolean isClosed() {
-        return core.isClosing();
+        return lifecycle.isClosing();
     }
 
     /**
@@ -317,82 +294,30 @@ public final class RdmaEndpoint implements AutoCloseable {
      */
     @Override
     public void close() {
-        synchronized (lifecycle) {
+        synchronized (connectLock) {
             if (closed) {
                 return;
             }
             closed = true;
         }
-        core.markClosing();
-        cancel("endpoint " + core.name + " closed");
-        io.pool().close();
-        messages.sendPool().close();
-        messages.recvPool().close();
-        imm.wakeWaiters();
-        core.transport.flush();
-        messages.releaseUnmatched();
-        long deadline = System.nanoTime() + CLOSE_QUIESCE_MILLIS * 1_000_000;
-        while (!quiescent() && System.nanoTime() < deadline) {
-            try {
-                Thread.sleep(1);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                break;
-            }
-        }
-        for (Dispatcher d : dispatchers) {
-            try {
-                d.stop(CLOSE_QUIESCE_MILLIS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
-        core.router.selector().close();
-        core.transport.wakeCreditWaiters(); // only now: the dispatcher no longer counts credits
-        cancel("endpoint " + core.name + " closed"); // ops that raced with the first pass
-        for (SlotPool pool : List.of(io.pool(), messages.sendPool(), messages.recvPool())) {
-            for (Slot s : pool.leased()) { // leases whose completions will never come (receives with no data)
-                if (s.remaining() > 0) {
-                    core.releaser.countDown(pool, s, s.remaining());
-                }
-            }
-        }
-        core.regions.closeAll();
-        core.transport.close();
-        EndpointCore.log().debug("endpoint {} closed", core.name);
-    }
-
-    /** Every flushed request has been dispatched: io and send slots are back, window receives gone. */
-    private boolean quiescent() {
-        Transport t = core.transport;
-        return io.pool().free() == io.pool().capacity() && messages.sendPool().free() == messages.sendPool().capacity()
-                && t.metaWindow.posted() <= 0 && t.dataWindow.posted() <= 0 && immWindowsEmpty(t);
-    }
-
-    private static boolean immWindowsEmpty(Transport t) {
-        for (RecvWindow w : t.immWindows) {
-            if (w.posted() > 0) {
-                return false;
-            }
-        }
-        return true;
+        shutdown.run();
     }
 
     /** For logs. */
     @Override
     public String toString() {
-        return "RdmaEndpoint{" + core.name + (core.isClosing() ? ", closed" : core.isConnected() ? ", connected" : "")
+        return "RdmaEndpoint{" + name + (lifecycle.isClosing() ? ", closed" : lifecycle.isConnected() ? ", connected" : "")
                 + "}";
     }
 
     // ------------------------------------------------------------------ package-private, for tests
 
     Stats stats() {
-        return core.stats;
+        return stats;
     }
 
     SlotPool ioPool() {
-        return io.pool();
+        return ioPool;
     }
 
     SlotPool sendPool() {
@@ -404,11 +329,11 @@ public final class RdmaEndpoint implements AutoCloseable {
     }
 
     int inFlight() {
-        return core.tracker.inFlight();
+        return tracker.inFlight();
     }
 
     long completedOps() {
-        return core.tracker.completedOps();
+        return tracker.completedOps();
     }
 
     Thread dispatchThread() {
@@ -421,11 +346,11 @@ public final class RdmaEndpoint implements AutoCloseable {
     }
 
     Router router() {
-        return core.router;
+        return router;
     }
 
     Transport transport() {
-        return core.transport;
+        return transport;
     }
 
     int peerImmCredits() {
@@ -437,6 +362,6 @@ public final class RdmaEndpoint implements AutoCloseable {
     }
 
     IoSendQueue[] ioSendQueues() {
-        return io.sendQueues();
+        return sendQueues;
     }
 }

@@ -3,8 +3,11 @@ package io.slime4j.endpoint;
 import io.slime4j.verbs.AccessFlags;
 import io.slime4j.verbs.MemoryRegion;
 import io.slime4j.verbs.ProtectionDomain;
+import io.slime4j.verbs.WcStatus;
 import java.lang.foreign.MemorySegment;
+import java.lang.ref.WeakReference;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -12,10 +15,43 @@ import java.util.concurrent.ConcurrentHashMap;
  * Named memory: the regions registered on this endpoint and the peer's, as its
  * {@link EndpointInfo} described them. Every lookup checks the name, the bounds (without overflow)
  * and the access the operation needs, and says exactly what is wrong.
+ *
+ * <p>Each local region knows the ops using it ({@link #use}, until they settle), so that
+ * {@link #deregister} can wait for them (bounded) before it invalidates the region's keys on every
+ * rail; an op that starts using a region being deregistered is refused.
  */
 final class Regions {
+    /**
+     * A local region: its registration on each rail and the ops using it, held weakly (I4: only a
+     * future, a lease or a running completion keeps an op alive; an op nothing holds any more has
+     * nothing on the wire).
+     */
+    private static final class Local {
+        final MemoryRegion[] byRail;
+        final ConcurrentHashMap<Long, WeakReference<OpState>> users = new ConcurrentHashMap<>();
+        volatile boolean leaving;
+
+        Local(MemoryRegion[] byRail) {
+            this.byRail = byRail;
+        }
+
+        void add(OpState op) {
+            users.put(op.seq, new WeakReference<>(op));
+        }
+
+        void remove(OpState op) {
+            users.remove(op.seq);
+        }
+
+        /** Whether some op still uses the region (dropping the entries of collected ones). */
+        boolean inUse() {
+            users.values().removeIf(r -> r.get() == null);
+            return !users.isEmpty();
+        }
+    }
+
     private final String endpoint;
-    private final ConcurrentHashMap<String, MemoryRegion[]> local = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, Local> local = new ConcurrentHashMap<>();
     private volatile Map<String, RegionInfo> remote = Map.of();
 
     Regions(String endpoint) {
@@ -43,7 +79,7 @@ final class Regions {
             closeAll(byRail);
             throw e;
         }
-        if (local.putIfAbsent(name, byRail) != null) {
+        if (local.putIfAbsent(name, new Local(byRail)) != null) {
             closeAll(byRail);
             throw new IllegalArgumentException("endpoint " + endpoint + " already has a region named '" + name + "'");
         }
@@ -58,8 +94,8 @@ final class Regions {
 
     /** A local region (rail 0's registration), checked for bounds and for {@code needed} access flags. */
     MemoryRegion local(String name, long offset, long length, int needed, String use) {
-        MemoryRegion[] byRail = name == null ? null : local.get(name);
-        MemoryRegion mr = byRail == null ? null : byRail[0];
+        Local l = name == null ? null : local.get(name);
+        MemoryRegion mr = l == null || l.leaving ? null : l.byRail[0];
         if (mr == null) {
             throw new IllegalArgumentException("endpoint " + endpoint + " has no local region '" + name
                     + "' (registered: " + local.keySet() + ")");
@@ -70,7 +106,85 @@ final class Regions {
 
     /** The registrations of a local region, by rail (the name was checked by {@link #local}). */
     MemoryRegion[] byRail(String name) {
-        return local.get(name);
+        Local l = local.get(name);
+        if (l == null) {
+            throw new IllegalArgumentException("endpoint " + endpoint + ": local region '" + name
+                    + "' was deregistered meanwhile");
+        }
+        return l.byRail;
+    }
+
+    /**
+     * Records that {@code op} uses the local regions {@code names} until it settles.
+     *
+     * @throws IllegalArgumentException if one of them is gone or being deregistered (nothing is recorded)
+     */
+    void use(OpState op, String... names) {
+        int done = 0;
+        try {
+            for (; done < names.length; done++) {
+                Local l = local.get(names[done]);
+                if (l == null) {
+                    throw new IllegalArgumentException("endpoint " + endpoint + ": local region '" + names[done]
+                            + "' was deregistered");
+                }
+                l.add(op);
+                if (l.leaving) { // deregister set the flag before looking at the users: one of us sees the other
+                    l.remove(op);
+                    throw new IllegalArgumentException("endpoint " + endpoint + ": local region '" + names[done]
+                            + "' is being deregistered");
+                }
+            }
+        } catch (IllegalArgumentException e) {
+            for (int i = 0; i < done; i++) {
+                Local l = local.get(names[i]);
+                if (l != null) {
+                    l.remove(op);
+                }
+            }
+            throw e;
+        }
+        op.onSettled(() -> {
+            for (String n : names) {
+                Local l = local.get(n);
+                if (l != null) {
+                    l.remove(op);
+                }
+            }
+        });
+    }
+
+    /**
+     * Deregisters local region {@code name}: refuses new ops on it, waits up to {@code waitNanos}
+     * for the ops using it to settle, fails those still using it (they complete FAILED with
+     * LOC_PROT_ERR), then closes its registration on every rail — from then on the peer's accesses
+     * with its keys fail with REM_ACCESS_ERR — and forgets the name. Returns how many ops were still
+     * using it at the bound.
+     *
+     * @throws IllegalArgumentException if there is no such region
+     */
+    int deregister(String name, long waitNanos) throws InterruptedException {
+        Local l = name == null ? null : local.get(name);
+        if (l == null) {
+            throw new IllegalArgumentException("endpoint " + endpoint + " has no local region '" + name
+                    + "' (registered: " + local.keySet() + ")");
+        }
+        l.leaving = true; // a second call (after an interrupted one) waits again and finishes
+        long deadline = System.nanoTime() + waitNanos;
+        while (l.inUse() && System.nanoTime() < deadline) {
+            Thread.sleep(1);
+        }
+        int left = 0;
+        for (WeakReference<OpState> ref : List.copyOf(l.users.values())) {
+            OpState op = ref.get();
+            if (op != null && op.failNow(WcStatus.LOC_PROT_ERR, "endpoint " + endpoint + ": local region '" + name
+                    + "' was deregistered while this op was using it")) {
+                left++;
+            }
+        }
+        closeAll(l.byRail);
+        local.remove(name, l);
+        return left;
     }
 
     /** A peer region, checked for bounds and for {@code needed} access flags. */
@@ -102,11 +216,15 @@ final class Regions {
 
     Map<String, RegionInfo> describe() {
         Map<String, RegionInfo> out = new LinkedHashMap<>();
-        local.forEach((name, byRail) -> out.put(name, RegionInfo.of(byRail)));
+        local.forEach((name, l) -> {
+            if (!l.leaving) {
+                out.put(name, RegionInfo.of(l.byRail));
+            }
+        });
         return out;
     }
 
     void closeAll() {
-        local.values().forEach(Regions::closeAll);
+        local.values().forEach(l -> closeAll(l.byRail));
     }
 }

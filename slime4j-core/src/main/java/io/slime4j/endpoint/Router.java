@@ -109,7 +109,7 @@ final class Router {
             synchronized (this) {
                 deadCount++;
             }
-            EndpointCore.log().warn("endpoint {}: lane {} failed and leaves the rotation ({} of {} lanes live)", endpoint,
+            Lifecycle.log().warn("endpoint {}: lane {} failed and leaves the rotation ({} of {} lanes live)", endpoint,
                     lane, qps - deadCount, qps);
         }
         return qps - deadCount;

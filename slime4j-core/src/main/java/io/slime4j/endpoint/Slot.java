@@ -35,6 +35,8 @@ final class Slot {
     private final AtomicInteger remaining = new AtomicInteger();
     private volatile boolean released;
     boolean leased;
+    /** Recv slots: the peer was told that this lease's recv was cancelled. */
+    boolean cancelNotified;
 
     Slot(int index, int requests, long metaOffset) {
         this.index = index;
@@ -57,7 +59,23 @@ final class Slot {
             weakTenant = new WeakReference<>(op);
         }
         released = false;
+        cancelNotified = false;
         remaining.set(completions);
+    }
+
+    /**
+     * Expects one more completion in the current lease, if it is still running (some completion
+     * outstanding); false if it already ended. After true, the lease cannot end before that one.
+     */
+    boolean extend() {
+        int n;
+        do {
+            n = remaining.get();
+            if (n <= 0) {
+                return false;
+            }
+        } while (!remaining.compareAndSet(n, n + 1));
+        return true;
     }
 
     /** The op of the current lease; null between leases (or, under a broken hook, collected). */

@@ -18,6 +18,7 @@ final class SlotPool {
     private long head;
     private long tail;
     private boolean closed;
+    private String failure;
     private long leases;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition notEmpty = lock.newCondition();
@@ -118,6 +119,20 @@ final class SlotPool {
         }
     }
 
+    /**
+     * The endpoint failed: wakes every waiter, which throws an {@link EndpointException} with
+     * {@code why}, as do later acquires. Leased slots may still be released.
+     */
+    void fail(String why) {
+        lock.lock();
+        try {
+            failure = why;
+            notEmpty.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** Wakes and fails every waiter; later acquires fail. Leased slots may still be released. */
     void close() {
         lock.lock();
@@ -132,6 +147,9 @@ final class SlotPool {
     private void checkOpen() {
         if (closed) {
             throw new EndpointClosedException(name + " pool is closed: the endpoint is closing");
+        }
+        if (failure != null) {
+            throw new EndpointException(failure);
         }
     }
 }

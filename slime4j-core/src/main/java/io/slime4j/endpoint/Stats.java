@@ -19,6 +19,8 @@ final class Stats {
     final LongAdder dispatchErrors = new LongAdder();
     /** Credit messages sent to the peer. */
     final LongAdder creditMessages = new LongAdder();
+    /** Cancel notices read from the peer (its recvs cancelled before their data arrived). */
+    final LongAdder cancelNoticesReceived = new LongAdder();
     /** One-sided requests re-issued on another lane after theirs failed. */
     final LongAdder reissued = new LongAdder();
 }

@@ -11,22 +11,20 @@ import io.slime4j.verbs.VerbsDevice;
 import java.lang.foreign.Arena;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Semaphore;
 import java.util.function.IntPredicate;
-import java.util.function.IntSupplier;
 
 /**
  * Layer 4 as the endpoint owns it: per rail (device) one protection domain and one completion
  * queue; the io queue pairs (lanes), lane {@code i} on rail {@code i % rails}; the meta and data
  * queue pairs of the message path and the control region that holds meta messages, on rail 0; the
- * receive windows and the send-queue credits of the io queue pairs. Built only from the verbs API.
+ * receive windows. Built only from the verbs API.
  *
  * <p>Sizing keeps every queue from overflowing without a runtime check: the completion queue holds
  * every request that can be outstanding at once; the meta and data send queues hold one request
  * per message slot (plus {@link EndpointConfig#CREDIT_RESERVE} credit messages); the io send queues
- * are guarded by {@link #sqCredits}, one permit per send-queue entry, taken before posting and given
- * back when a completion covering the entry has been polled (which is what retires it). The io
- * queue pairs signal selectively ({@link IoSendQueue}); meta and data signal every request.
+ * are guarded by the credits of their {@link IoSendQueue} (the one owner of them), one per
+ * send-queue entry, taken before posting and given back when a completion covering the entry has
+ * been polled. The io queue pairs signal selectively; meta and data signal every request.
  */
 final class Transport {
     /**
@@ -47,7 +45,6 @@ final class Transport {
     final QueuePair[] io;
     final QueuePair meta;
     final QueuePair data;
-    final Semaphore[] sqCredits;
     final MemoryRegion control;
     final RecvWindow metaWindow;
     final RecvWindow dataWindow;
@@ -55,16 +52,15 @@ final class Transport {
     private final Arena arena = Arena.ofShared();
     private final List<RecvWindow> windows = new ArrayList<>();
     /** Lanes taken out of rotation: their windows no longer count as missing. */
-    private volatile IntPredicate deadLane = q -> false;
-    /** The rail whose dispatch thread is calling, or -1. */
-    private volatile IntSupplier currentRail = () -> -1;
+    private final IntPredicate deadLane;
 
-    Transport(List<VerbsDevice> rails, EndpointConfig c) {
+    Transport(List<VerbsDevice> rails, EndpointConfig c, IntPredicate deadLane) {
+        this.deadLane = deadLane;
         int nRails = rails.size();
         this.devices = rails.toArray(new VerbsDevice[0]);
         this.pds = new ProtectionDomain[nRails];
         this.cqs = new CompletionQueue[nRails];
-        int metaDepth = c.messageSlots() + EndpointConfig.CREDIT_RESERVE;
+        int metaDepth = metaWindowSize(c.messageSlots());
         boolean ok = false;
         List<AutoCloseable> made = new ArrayList<>();
         try {
@@ -77,20 +73,19 @@ final class Transport {
             for (int r = 0; r < nRails; r++) {
                 pds[r] = devices[r].allocateProtectionDomain();
                 made.add(pds[r]);
-                cqs[r] = devices[r].createCompletionQueue((int) EndpointConfig.completionQueueCapacity(
-                        Math.max(1, lanesOn[r]), c.sendQueueDepth(), c.immWindow(), r == 0 ? c.messageSlots() : 0));
+                cqs[r] = devices[r].createCompletionQueue((int) (EndpointConfig.completionQueueCapacity(
+                        Math.max(1, lanesOn[r]), c.sendQueueDepth(), c.immWindow(), r == 0 ? c.messageSlots() : 0)
+                        + (r == 0 ? 4L * c.messageSlots() : 0))); // the meta window's room for cancel notices
                 made.add(cqs[r]);
             }
             QpConfig ioConfig = c.qpTemplate().toBuilder().signalAll(false) // IoSendQueue signals selectively
                     .sendQueueDepth(c.sendQueueDepth()).recvQueueDepth(c.immWindow() + RQ_SLACK).build();
             QpConfig.Builder base = c.qpTemplate().toBuilder().signalAll(true);
             io = new QueuePair[c.qps()];
-            sqCredits = new Semaphore[c.qps()];
             for (int i = 0; i < io.length; i++) {
                 int r = laneRail[i];
                 io[i] = devices[r].createQueuePair(pds[r], ioConfig, cqs[r], cqs[r]);
                 made.add(io[i]);
-                sqCredits[i] = new Semaphore(c.sendQueueDepth());
             }
             meta = devices[0].createQueuePair(pds[0], base.sendQueueDepth(metaDepth)
                     .recvQueueDepth(metaDepth + RQ_SLACK).build(), cqs[0], cqs[0]);
@@ -139,12 +134,15 @@ final class Transport {
         return r == 0 || r < io.length;
     }
 
-    void currentRail(IntSupplier rail) {
-        this.currentRail = rail;
-    }
-
-    void deadLanes(IntPredicate dead) {
-        this.deadLane = dead;
+    /**
+     * Receives of the meta window (and entries of the meta send queue): per recv slot of the peer
+     * (at most as many as here) up to three messages can wait unprocessed — a cancel notice of its
+     * previous lease, its meta and its own cancel notice (a slot's next meta needs its previous one
+     * processed, which comes after that lease's notice was sent) — plus
+     * {@link EndpointConfig#CREDIT_RESERVE} credit messages.
+     */
+    static int metaWindowSize(int messageSlots) {
+        return 3 * messageSlots + EndpointConfig.CREDIT_RESERVE;
     }
 
     /** Offset in the control region of recv slot meta buffers (the first bytes). */
@@ -186,12 +184,9 @@ final class Transport {
         data.connect(peer.dataQp());
     }
 
-    /**
-     * Receives missing from the windows of live lanes (0 whenever the dispatchers are between
-     * completions): on a dispatch thread those of its rail, elsewhere all.
-     */
+    /** Receives missing from the windows of live lanes, all rails (0 whenever the dispatchers are between completions). */
     int windowsMissing() {
-        return windowsMissing(currentRail.getAsInt());
+        return windowsMissing(-1);
     }
 
     /** As {@link #windowsMissing()}, only the windows of rail {@code rail} (all rails for -1). */
@@ -222,13 +217,6 @@ final class Transport {
             } catch (RuntimeException ignored) {
                 // closing anyway
             }
-        }
-    }
-
-    /** Closing: wakes every caller waiting for send-queue credit (it then finds the endpoint closed). */
-    void wakeCreditWaiters() {
-        for (Semaphore s : sqCredits) {
-            s.release(Integer.MAX_VALUE / 2);
         }
     }
 

@@ -32,6 +32,8 @@ import java.nio.ByteOrder;
 final class Wire32 {
     static final int META_TYPE = 1;
     static final int CREDIT_TYPE = 2;
+    /** A recv was cancelled: the payload is the 32-byte meta message it sent, re-sent as is. */
+    static final int CANCEL_TYPE = 3;
     static final int MAX_CREDIT = (1 << 28) - 1;
 
     static final int CODE_DATA = 0;

@@ -41,6 +41,8 @@ final class WrIds {
     static final int DATA_WINDOW = 6;
     /** Receive of an imm-recv window (one per io queue pair). */
     static final int IMM_WINDOW = 7;
+    /** A cancelled recv's notice (SEND_WITH_IMM of its meta buffer again) on the meta queue pair. */
+    static final int CANCEL_SEND = 8;
 
     static final int MAX_QPS = 1 << 8;
     static final int MAX_SLOTS = 1 << 20;

@@ -13,7 +13,7 @@ final class BrokenHooks {
     /** I1 broken: every op gets the same signal, which is reset after each firing (DLSlime's old reusable DeviceSignal). */
     static EndpointHooks sharedSignal() {
         SharedResettableSignal shared = new SharedResettableSignal();
-        return new EndpointHooks() {
+        return new WatchedHooks() {
             @Override
             OpSignal newSignal() {
                 return shared;
@@ -24,7 +24,7 @@ final class BrokenHooks {
     /** I1 broken: every op gets the same one-shot signal (shared, never reset). */
     static EndpointHooks sharedOneShotSignal() {
         OpSignal shared = new OpSignal();
-        return new EndpointHooks() {
+        return new WatchedHooks() {
             @Override
             OpSignal newSignal() {
                 return shared;
@@ -34,7 +34,7 @@ final class BrokenHooks {
 
     /** I2 broken: a slot goes back to its free ring at the first completion of its lease. */
     static EndpointHooks earlySlotRelease() {
-        return new EndpointHooks() {
+        return new WatchedHooks() {
             @Override
             boolean releaseOnFirstCompletion() {
                 return true;
@@ -44,7 +44,7 @@ final class BrokenHooks {
 
     /** I3 broken: a slot lease holds its op only weakly (the Java analogue of a raw pointer). */
     static EndpointHooks weakLease() {
-        return new EndpointHooks() {
+        return new WatchedHooks() {
             @Override
             boolean slotHoldsOpStrongly() {
                 return false;
@@ -54,7 +54,7 @@ final class BrokenHooks {
 
     /** I4 broken: a released slot keeps its last op. */
     static EndpointHooks slotKeepsOp() {
-        return new EndpointHooks() {
+        return new WatchedHooks() {
             @Override
             boolean clearSlotOnRelease() {
                 return false;
@@ -64,7 +64,7 @@ final class BrokenHooks {
 
     /** I5 broken: one receive per window pre-posted at connect (then re-posted as usual). */
     static EndpointHooks thinWindows() {
-        return new EndpointHooks() {
+        return new WatchedHooks() {
             @Override
             int prePosted(RecvWindow.Kind kind, int windowSize) {
                 return 1;
@@ -74,7 +74,7 @@ final class BrokenHooks {
 
     /** I5 broken: a consumed window receive is re-posted only after its completion was acted on. */
     static EndpointHooks repostAfterRelease() {
-        return new EndpointHooks() {
+        return new WatchedHooks() {
             @Override
             boolean repostBeforeRelease() {
                 return false;

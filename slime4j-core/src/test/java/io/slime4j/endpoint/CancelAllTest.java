@@ -49,8 +49,16 @@ class CancelAllTest {
             // the receives' slots still wait for the peer's data: cancelAll did not touch the pool
             assertThat(p.b.recvPool().free()).isEqualTo(p.b.recvPool().capacity() - 3);
             assertThat(recvs.get(0).isSettled()).isFalse();
+            // b told a about its cancelled receives (issue 15): once a has read the notices, the sends
+            // that pair with them fail and write nothing
+            Checks.eventually(() -> p.a.stats().cancelNoticesReceived.sum() == 3, Duration.ofSeconds(5),
+                    "a reading b's three cancel notices");
             for (int i = 0; i < 3; i++) {
-                success(p.a.send("kv", 8192, 100)); // pairs with the cancelled receives, in order
+                TransferFuture s = p.a.send("kv", 8192, 100); // pairs with the cancelled receives, in order
+                assertThat(s.get(Duration.ofSeconds(10))).as("a send matched with a cancelled recv")
+                        .isEqualTo(TransferStatus.FAILED);
+                assertThat(s.wcStatus()).isEqualTo(WcStatus.REM_ABORT_ERR);
+                assertThat(s.failureMessage()).contains("cancelled the recv");
             }
             Checks.eventually(() -> p.b.recvPool().free() == p.b.recvPool().capacity(), Duration.ofSeconds(5),
                     "b's recv slots coming back");

@@ -58,7 +58,7 @@ final class EndpointPair implements AutoCloseable {
     }
 
     static EndpointPair open(EndpointConfig config, FaultConfig faults, long regionBytes) {
-        return new EndpointPair(config, faults, regionBytes, EndpointHooks.DEFAULT, UnaryOperator.identity());
+        return new EndpointPair(config, faults, regionBytes, WatchedHooks.KEEPING_ALL, UnaryOperator.identity());
     }
 
     static EndpointPair open(EndpointConfig config, FaultConfig faults, long regionBytes, EndpointHooks hooks) {

@@ -14,8 +14,8 @@ import java.nio.charset.StandardCharsets;
  * The passive side of {@link CrossProcessEndpointTest}: an {@link RdmaEndpoint} on the UDP wire in
  * a child JVM, driven by lines on stdin, answering on stdout. Regions: {@code dst} (written and
  * checked), {@code src} (filled with pattern 2, read by the peer), {@code inbox} (receives).
- * Commands: {@code PEER json}, {@code RECV off len}, {@code IMM}, {@code CHECK region off len seed},
- * {@code QUIT}. It exits on QUIT, end of input, or after a watchdog of 180 s.
+ * Commands: {@code PEER json}, {@code RECV off len}, {@code IMM}, {@code SEND off len} (from
+ * {@code src}), {@code WRITE local remote off len}, {@code CANCEL} (cancelAll), {@code NOTICES} (cancel notices read from the peer), {@code CHECK region off len seed}, {@code QUIT}. It exits on QUIT, end of input, or after a watchdog of 180 s.
  */
 public final class EndpointPeerMain {
     static final long REGION = 64L << 20;
@@ -60,7 +60,7 @@ public final class EndpointPeerMain {
                     case "RECV" -> {
                         String[] a = p[1].split(" ");
                         TransferFuture f = ep.recv("inbox", Long.parseLong(a[0]), Long.parseLong(a[1]));
-                        f.toCompletableFuture().thenAccept(done -> reply("RECVD " + done.status() + " " + done.byteCount()));
+                        f.toCompletableFuture().whenComplete((done, e) -> reply("RECVD " + f.status() + " " + f.byteCount()));
                         reply("POSTED");
                     }
                     case "IMM" -> {
@@ -74,6 +74,21 @@ public final class EndpointPeerMain {
                                 Long.parseLong(a[1]), Long.parseLong(a[2]), Long.parseLong(a[3]));
                         reply(mismatch < 0 ? "OK" : "MISMATCH " + mismatch);
                     }
+                    case "SEND" -> {
+                        String[] a = p[1].split(" ");
+                        TransferFuture f = ep.send("src", Long.parseLong(a[0]), Long.parseLong(a[1]));
+                        f.toCompletableFuture().whenComplete((done, e) -> reply("SENT " + f.status() + " " + f.wcStatus()));
+                        reply("POSTED");
+                    }
+                    case "WRITE" -> {
+                        String[] a = p[1].split(" ");
+                        TransferFuture f = ep.write(a[0], Long.parseLong(a[2]), a[1], Long.parseLong(a[2]),
+                                Long.parseLong(a[3]));
+                        f.toCompletableFuture().whenComplete((done, e) -> reply("WROTE " + f.status() + " " + f.wcStatus()));
+                        reply("POSTED");
+                    }
+                    case "CANCEL" -> reply("CANCELLED " + ep.cancelAll());
+                    case "NOTICES" -> reply("NOTICES " + ep.stats().cancelNoticesReceived.sum());
                     case "QUIT" -> {
                         return;
                     }

@@ -135,7 +135,7 @@ class FailoverReviewTest {
             for (int q : new int[] {0, 2}) {
                 IoSendQueue sq = p.a.ioSendQueues()[q];
                 int q0 = q;
-                Checks.eventually(() -> sq.credits.availablePermits() == 16, WAIT, "lane " + q0 + "'s credits back");
+                Checks.eventually(() -> sq.availableCredits() == 16, WAIT, "lane " + q0 + "'s credits back");
             }
             Patterns.fill(p.kvA, 0, 100_000, 9);
             success(p.a.write("kv", 0, "kv", 0, 100_000), WAIT);

@@ -31,7 +31,7 @@ class InvariantTest {
 
     @Test
     void i1_eachOpHasItsOwnSignal_andOnlyItsCompletionWakesItsWaiters() throws Exception {
-        checkI1(EndpointHooks.DEFAULT);
+        checkI1(WatchedHooks.KEEPING_ALL);
         assertThatThrownBy(() -> checkI1(BrokenHooks.sharedSignal())).isInstanceOf(AssertionError.class)
                 .hasMessageFindingMatch("stays fired|not its own");
         assertThatThrownBy(() -> checkI1(BrokenHooks.sharedOneShotSignal())).isInstanceOf(AssertionError.class)
@@ -80,7 +80,7 @@ class InvariantTest {
 
     @Test
     void i2_aSlotReturnsToItsRingOnlyAfterTheLastCompletionOfItsLease() throws Exception {
-        checkI2(EndpointHooks.DEFAULT);
+        checkI2(WatchedHooks.KEEPING_ALL);
         assertThatThrownBy(() -> checkI2(BrokenHooks.earlySlotRelease())).isInstanceOf(AssertionError.class)
                 .hasMessageContaining("not its own");
     }
@@ -145,7 +145,7 @@ class InvariantTest {
 
     @Test
     void i3_aCompletionReachesItsOpThroughTheLeaseEvenWhenNothingElseHoldsIt() throws Exception {
-        checkI3(EndpointHooks.DEFAULT);
+        checkI3(WatchedHooks.KEEPING_ALL);
         assertThatThrownBy(() -> checkI3(BrokenHooks.weakLease())).isInstanceOf(AssertionError.class)
                 .hasMessageContaining("collected although their slots lease them");
     }
@@ -175,7 +175,7 @@ class InvariantTest {
 
     @Test
     void i4_aCompletedOpIsHeldByItsFutureAlone_neitherTheRegistryNorAReleasedSlotPinsIt() throws Exception {
-        checkI4(EndpointHooks.DEFAULT);
+        checkI4(WatchedHooks.KEEPING_ALL);
         assertThatThrownBy(() -> checkI4(BrokenHooks.slotKeepsOp())).isInstanceOf(AssertionError.class)
                 .hasMessageContaining("still reachable after their futures were dropped");
     }
@@ -223,7 +223,9 @@ class InvariantTest {
 
     @Test
     void i5_receiveWindowsArePrePostedAndRepostedBeforeRelease_soNoPeerEverSeesRnr() throws Exception {
-        checkI5(EndpointHooks.DEFAULT);
+        assertThat(EndpointHooks.DEFAULT.watchWindowsAtRelease()).as("the I5 detector on a real endpoint's release path")
+                .isFalse();
+        checkI5(WatchedHooks.KEEPING_ALL);
         assertThatThrownBy(() -> checkI5(BrokenHooks.thinWindows())).isInstanceOf(AssertionError.class)
                 .hasMessageContaining("RNR");
         assertThatThrownBy(() -> checkI5(BrokenHooks.repostAfterRelease())).isInstanceOf(AssertionError.class)

@@ -59,8 +59,10 @@ final class RailPair implements AutoCloseable {
             devicesA.add(SoftDevice.open(w, addrA, SoftConfig.builder().name("rail-a" + n + "-" + r).build(), groupA));
             devicesB.add(SoftDevice.open(w, addrB, SoftConfig.builder().name("rail-b" + n + "-" + r).build()));
         }
-        a = RdmaEndpoint.open(List.<VerbsDevice>copyOf(devicesA), config.toBuilder().name("ra" + n).build());
-        b = RdmaEndpoint.open(List.<VerbsDevice>copyOf(devicesB), config.toBuilder().name("rb" + n).build());
+        a = RdmaEndpoint.open(List.<VerbsDevice>copyOf(devicesA), config.toBuilder().name("ra" + n).build(),
+                WatchedHooks.KEEPING_ALL);
+        b = RdmaEndpoint.open(List.<VerbsDevice>copyOf(devicesB), config.toBuilder().name("rb" + n).build(),
+                WatchedHooks.KEEPING_ALL);
         kvA = arena.allocate(regionBytes, 4096);
         kvB = arena.allocate(regionBytes, 4096);
         EndpointPair.registerAndConnect(a, kvA, b, kvB);

@@ -1,0 +1,91 @@
+package io.slime4j.endpoint;
+
+import io.slime4j.verbs.VerbsDevice;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The endpoint's composition root: builds every part once, in dependency order, and hands each,
+ * through its constructor, exactly the collaborators it uses. {@link RdmaEndpoint} keeps the parts
+ * its public methods call; nothing else ever sees this object.
+ */
+final class EndpointWiring {
+    private static final AtomicInteger NAMES = new AtomicInteger();
+
+    final String name;
+    final EndpointConfig config;
+    final EndpointHooks hooks;
+    final Lifecycle lifecycle;
+    final Stats stats = new Stats();
+    final Regions regions;
+    final Router router;
+    final Transport transport;
+    final OpTracker tracker;
+    final ImmRecvPath imm;
+    final SlotPool ioPool;
+    final IoSendQueue[] sendQueues;
+    final IoPath io;
+    final MessagePath messages;
+    final CancelNotices cancels;
+    final Cancellation cancellation;
+    final Dispatcher[] dispatchers;
+    final Shutdown shutdown;
+
+    EndpointWiring(List<VerbsDevice> rails, EndpointConfig config, EndpointHooks hooks) {
+        this.name = config.name().isEmpty() ? "endpoint-" + NAMES.incrementAndGet() : config.name();
+        this.config = config;
+        this.hooks = hooks;
+        this.lifecycle = new Lifecycle(name);
+        this.regions = new Regions(name);
+        this.router = new Router(name, config.selectorFactory().create(config.qps(), config), config.qps());
+        try {
+            this.transport = new Transport(rails, config, router::isDead);
+        } catch (RuntimeException e) {
+            router.selector().close();
+            throw e;
+        }
+        this.tracker = new OpTracker(name, hooks, config.completionExecutor());
+        Anomalies anomalies = new Anomalies(name, stats);
+        BackPressure backPressure = new BackPressure(name, config.slotTimeout());
+        WindowWatch watch = hooks.watchWindowsAtRelease() ? new WindowWatch(transport, lifecycle, stats) : null;
+        SlotReleaser releaser = new SlotReleaser(hooks, stats, watch);
+        this.imm = new ImmRecvPath(lifecycle, config.immWindow(), router, transport, tracker, hooks, backPressure,
+                anomalies, stats);
+        this.ioPool = new SlotPool(name + " io", config.ioSlots(), config.requestsPerSlot(), 0);
+        this.sendQueues = new IoSendQueue[config.qps()];
+        for (int q = 0; q < sendQueues.length; q++) {
+            sendQueues[q] = new IoSendQueue(q, transport.io[q], config.sendQueueDepth(), config.signalEvery(),
+                    lifecycle::isEnding);
+        }
+        DeferredImm deferred = new DeferredImm(name, ioPool, sendQueues, router, imm, releaser);
+        this.io = new IoPath(lifecycle, config, regions, router, transport, tracker, hooks, backPressure, releaser, imm,
+                deferred, ioPool, sendQueues);
+        IoCompletions ioCompletions = new IoCompletions(lifecycle, router, ioPool, sendQueues, deferred, releaser,
+                anomalies, stats);
+        this.messages = new MessagePath(lifecycle, config.messageSlots(), regions, router, transport, tracker, hooks,
+                backPressure, releaser, anomalies, stats, imm);
+        int used = 0;
+        while (used < rails.size() && transport.railInUse(used)) {
+            used++;
+        }
+        MessageCompletions messageCompletions = new MessageCompletions(name, transport, hooks, messages.sendPool(),
+                messages.recvPool(), releaser, anomalies);
+        this.cancels = new CancelNotices(lifecycle, transport, messages.recvPool(), releaser, anomalies);
+        EndpointFailure failure = new EndpointFailure(lifecycle, tracker, imm, messages, ioPool, sendQueues, transport);
+        this.dispatchers = new Dispatcher[used];
+        for (int r = 0; r < used; r++) {
+            dispatchers[r] = new Dispatcher(transport.cqs[r], r, config.pollTimeout().toNanos(), lifecycle, failure,
+                    router, anomalies, ioCompletions, messages, imm, messageCompletions, cancels);
+        }
+        if (watch != null) {
+            watch.dispatchers(dispatchers);
+        }
+        if (used == 1) {
+            tracker.drainer(dispatchers[0]); // every op completes through rail 0's queue: its waiters may help
+        }
+        this.cancellation = new Cancellation(imm, tracker, cancels);
+        this.shutdown = new Shutdown(lifecycle, cancellation, transport, ioPool, sendQueues, messages, imm, dispatchers,
+                router, releaser, regions);
+    }
+
+}

@@ -1,0 +1,50 @@
+package io.slime4j.endpoint;
+
+import io.slime4j.verbs.WorkRequest;
+
+/**
+ * One one-sided op while its caller posts it: the plan, the layout its signaling needs (each queue
+ * pair's last request, each request's next one on the same queue pair), the fence of a deferred
+ * immediate, and how far posting got. Plain data, confined to the caller's thread.
+ */
+final class IoBatch {
+    final OpState op;
+    final IoPlan plan;
+    final int immediate;
+    /** A write-with-imm whose immediate rides on its last request (every request on one queue pair). */
+    final boolean inlineImm;
+    /** The deferred immediate of a write-with-imm spread over several queue pairs, or null. */
+    final ImmFence fence;
+    /** For each queue pair, the index of the op's last request on it (-1: none). */
+    final int[] lastOnQp;
+    /** For each request, the index of the op's next request on the same queue pair. */
+    final int[] nextOnQp;
+    /** Positions to fill: the data requests, plus one reserved for a deferred immediate. */
+    final int positions;
+    /** The next position to fill. */
+    int next;
+    /** Positions of the current slot dealt with (posted, or reserved for the fence). */
+    int filledInSlot;
+    int dataPosted;
+    boolean inlineImmPosted;
+    /** Refilled for each request (posting copies it), so posting a batch allocates one. */
+    final WorkRequest wr = new WorkRequest();
+
+    IoBatch(OpState op, IoPlan plan, int immediate, int qps) {
+        this.op = op;
+        this.plan = plan;
+        this.immediate = immediate;
+        boolean withImm = op.kind == OpKind.WRITE_WITH_IMM;
+        this.inlineImm = withImm && plan.singleQp;
+        this.fence = withImm && !plan.singleQp
+                ? new ImmFence(plan.count, immediate, plan.immQp, plan.immAddress, plan.immKey) : null;
+        this.lastOnQp = IoSendQueue.lastIndexPerQp(plan.qp, plan.count, qps);
+        this.nextOnQp = IoSendQueue.nextIndexOnSameQp(plan.qp, plan.count, qps);
+        this.positions = plan.count + (fence != null ? 1 : 0);
+    }
+
+    /** Whether request {@code r} carries the immediate itself. */
+    boolean carriesImm(int r) {
+        return inlineImm && r == plan.count - 1;
+    }
+}

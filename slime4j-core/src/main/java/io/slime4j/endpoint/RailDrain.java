@@ -1,0 +1,19 @@
+package io.slime4j.endpoint;
+
+/**
+ * What the lower parts of the endpoint see of a rail's {@link Dispatcher}, so that calls and types
+ * point one way (down): a waiting caller may take the rail's completion queue over
+ * ({@link OpState#awaitSignal}), and the I5 detector asks whether the current thread is handling
+ * that rail's completions ({@link WindowWatch}).
+ */
+interface RailDrain {
+    /**
+     * Handles the rail's completions on the calling thread until {@code signal} fires, up to
+     * {@code nanos}; whether it fired, or null if this caller cannot help now and must wait on the
+     * signal itself.
+     */
+    Boolean help(OpSignal signal, long nanos) throws InterruptedException;
+
+    /** Whether the current thread is handling this rail's completions (its dispatch thread or a helper). */
+    boolean isDispatching();
+}
