@@ -10,6 +10,7 @@ import io.slime4j.endpoint.TransferFuture;
 import io.slime4j.endpoint.TransferStatus;
 import io.slime4j.soft.SoftDevice;
 import io.slime4j.wire.Wire;
+import java.time.Duration;
 import java.io.PrintStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -17,7 +18,6 @@ import java.lang.foreign.ValueLayout;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
@@ -191,7 +191,7 @@ final class PerfClient {
         long lastProgress = System.nanoTime();
         while (true) {
             try {
-                TransferStatus status = f.await(POLL_MILLIS, TimeUnit.MILLISECONDS);
+                TransferStatus status = f.await(Duration.ofMillis(POLL_MILLIS));
                 long now = System.nanoTime();
                 if (status != TransferStatus.SUCCESS) {
                     checkPeer();

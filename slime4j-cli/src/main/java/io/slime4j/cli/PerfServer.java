@@ -14,7 +14,6 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.BiConsumer;
 import java.util.function.Supplier;
@@ -191,7 +190,7 @@ final class PerfServer {
                     next++;
                 }
                 TransferFuture f = posted.poll();
-                if (f.await(timeout.toMillis(), TimeUnit.MILLISECONDS) != TransferStatus.SUCCESS) {
+                if (f.await(timeout) != TransferStatus.SUCCESS) {
                     throw new IllegalStateException("receive " + done + " failed: " + f.failureMessage());
                 }
                 if (f.byteCount() != bytes) {
@@ -205,7 +204,7 @@ final class PerfServer {
             long sum = 0;
             for (long i = 0; i < count; i++) {
                 TransferFuture f = ep.immRecv();
-                if (f.await(timeout.toMillis(), TimeUnit.MILLISECONDS) != TransferStatus.SUCCESS) {
+                if (f.await(timeout) != TransferStatus.SUCCESS) {
                     throw new IllegalStateException("immediate " + i + " failed: " + f.failureMessage());
                 }
                 sum += Integer.toUnsignedLong(f.immediate());

@@ -6,7 +6,6 @@ import io.slime4j.soft.SoftConfig;
 import io.slime4j.soft.SoftDevice;
 import io.slime4j.wire.inproc.InprocWire;
 import java.lang.foreign.Arena;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -27,7 +26,7 @@ class ReadmeSnippetTest {
             b.register("kv", arena.allocate(1 << 20));
             a.connect(EndpointInfo.fromJson(b.info().toJson()));         // exchange info out of band
             b.connect(EndpointInfo.fromJson(a.info().toJson()));
-            a.write(List.of(Assignment.of("kv", "kv", 0, 4096))).join(); // one-sided: a.kv -> b.kv
+            a.write(Assignment.local("kv", 0).remote("kv", 0).length(4096)).join(); // one-sided: a.kv -> b.kv
             TransferFuture r = b.recv("kv", 8192, 4096);                  // two-sided: b waits for a's send
             a.send("kv", 0, 4096).join();
             r.join();                                                     // r.byteCount() == 4096
