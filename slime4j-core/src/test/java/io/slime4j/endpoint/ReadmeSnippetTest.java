@@ -6,11 +6,15 @@ import io.slime4j.soft.SoftConfig;
 import io.slime4j.soft.SoftDevice;
 import io.slime4j.wire.inproc.InprocWire;
 import java.lang.foreign.Arena;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** The ten lines at the top of docs/ENDPOINT.md (for the README), compiled and run. */
+/**
+ * The ten lines at the top of docs/ENDPOINT.md and under "Using the transfer engine" in the README,
+ * compiled and run; a second test checks that both documents still show exactly these lines.
+ */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class ReadmeSnippetTest {
     @Test
@@ -34,6 +38,21 @@ class ReadmeSnippetTest {
             assertThat(r.byteCount()).isEqualTo(4096);
             a.close();
             b.close();
+        }
+    }
+
+    @Test
+    void theReadmeAndTheEndpointDocShowExactlyTheseLines() throws java.io.IOException {
+        java.nio.file.Path self = java.nio.file.Path.of("src", "test", "java", "io", "slime4j", "endpoint",
+                "ReadmeSnippetTest.java");
+        List<String> source = java.nio.file.Files.readAllLines(self);
+        int from = source.indexOf("            // --- snippet: docs/ENDPOINT.md ---");
+        int to = source.indexOf("            // --- end of snippet ---");
+        assertThat(from).isNotNegative();
+        assertThat(to).isGreaterThan(from + 1);
+        String snippet = String.join("\n", source.subList(from + 1, to).stream().map(l -> l.substring(12)).toList());
+        for (String doc : new String[] {"../README.md", "../docs/ENDPOINT.md"}) {
+            assertThat(java.nio.file.Files.readString(java.nio.file.Path.of(doc))).as(doc).contains(snippet);
         }
     }
 }
