@@ -2,6 +2,7 @@ package io.slime4j.bench;
 
 import io.slime4j.soft.SoftCounters;
 import io.slime4j.soft.SoftCounter;
+import io.slime4j.endpoint.Assignment;
 import io.slime4j.endpoint.EndpointConfig;
 import io.slime4j.endpoint.EndpointInfo;
 import io.slime4j.endpoint.RdmaEndpoint;
@@ -113,7 +114,7 @@ public final class RoutingBench {
 
     private static EndpointConfig config(int qps, String selector, int mtu) {
         // on top of SLIME4J_ENDPOINT_* / -Dslime4j.endpoint.* (e.g. SLIME4J_ENDPOINT_STRIPE_MIN_BYTES); the child inherits them
-        return EndpointConfig.fromEnvironment().qps(qps).selector(selector).slotTimeout(Duration.ofSeconds(60))
+        return EndpointConfig.fromEnvironment().toBuilder().qps(qps).selector(selector).slotTimeout(Duration.ofSeconds(60))
                 .qpTemplate(QpConfig.builder().mtu(mtu).build()).build();
     }
 
@@ -177,7 +178,7 @@ public final class RoutingBench {
                 check(inFlight.poll());
             }
             long at = (long) (n % depth) * size;
-            inFlight.add(ep.write("src", at, "dst", at, size));
+            inFlight.add(ep.write(Assignment.local("src", at).remote("dst", at).length(size)));
         }
         while (!inFlight.isEmpty()) {
             check(inFlight.poll());
@@ -188,7 +189,7 @@ public final class RoutingBench {
     private static void check(TransferFuture f) throws InterruptedException {
         TransferStatus st;
         try {
-            st = f.get(Duration.ofSeconds(60));
+            st = f.await(Duration.ofSeconds(60));
         } catch (java.util.concurrent.TimeoutException e) {
             throw new IllegalStateException("a write did not complete within 60 s");
         }

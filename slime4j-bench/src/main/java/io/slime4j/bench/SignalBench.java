@@ -185,7 +185,7 @@ public final class SignalBench {
         }
 
         private void await(TransferFuture f) throws Exception {
-            TransferStatus s = f.get(Duration.ofSeconds(60));
+            TransferStatus s = f.await(Duration.ofSeconds(60));
             if (s != TransferStatus.SUCCESS) {
                 throw new IllegalStateException("write failed: " + f.failureMessage());
             }

@@ -10,9 +10,9 @@ import io.slime4j.soft.SoftConfig;
 import io.slime4j.soft.SoftDevice;
 import io.slime4j.wire.udp.UdpWire;
 
+import java.time.Duration;
 import java.lang.foreign.Arena;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 /**
  * slime4j as a user runs it: an {@link RdmaEndpoint} over a {@link SoftDevice} on the UDP wire,
@@ -84,7 +84,7 @@ final class SlimeSide extends Side {
                     join(ring[k]);
                 }
                 long offset = (long) k * size;
-                ring[k] = imm ? ep.writeWithImm(List.of(Assignment.of("src", "dst", offset, size)), i)
+                ring[k] = imm ? ep.writeWithImm(List.of(Assignment.local("src", offset).remote("dst", offset).length(size)), i)
                         : ep.send("src", offset, size);
             }
             for (TransferFuture f : ring) {
@@ -143,7 +143,7 @@ final class SlimeSide extends Side {
             if (ring[k] != null) {
                 join(ring[k]);
             }
-            ring[k] = ep.write("src", (long) k * size, "dst", (long) k * size, size);
+            ring[k] = ep.write(Assignment.local("src", (long) k * size).remote("dst", (long) k * size).length(size));
         }
         for (TransferFuture f : ring) {
             if (f != null) {
@@ -153,7 +153,7 @@ final class SlimeSide extends Side {
     }
 
     private void join(TransferFuture f) throws Exception {
-        TransferStatus s = f.await(options.timeoutSeconds, TimeUnit.SECONDS);
+        TransferStatus s = f.await(Duration.ofSeconds(options.timeoutSeconds));
         if (s != TransferStatus.SUCCESS) {
             throw new IllegalStateException("slime4j " + f.kind() + " " + s + ": " + f.failureMessage());
         }

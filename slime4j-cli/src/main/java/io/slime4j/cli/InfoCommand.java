@@ -53,7 +53,7 @@ final class InfoCommand implements Callable<Integer> {
         int bad = settings(out, UdpConfig.environmentSettings(), UdpConfig.class, UdpConfig::defaults,
                 UdpConfig::fromEnvironment);
         bad += settings(out, EndpointConfig.environmentSettings(), EndpointConfig.class, EndpointConfig::defaults,
-                () -> EndpointConfig.fromEnvironment().build());
+                EndpointConfig::fromEnvironment);
         String level = System.getProperty(LOG_LEVEL);
         out.printf("  %-34s %-34s %-14s %s%n", LOG_LEVEL, "-", level != null ? level : "warn",
                 level != null ? "system property" : "default (the command's simplelogger.properties)");

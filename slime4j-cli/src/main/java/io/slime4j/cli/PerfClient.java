@@ -1,7 +1,8 @@
 package io.slime4j.cli;
 
 import io.slime4j.endpoint.Assignment;
-import io.slime4j.endpoint.Bootstrap;
+import io.slime4j.endpoint.BootstrapChannel;
+import io.slime4j.endpoint.BootstrapMessage;
 import io.slime4j.endpoint.BootstrapException;
 import io.slime4j.endpoint.EndpointBusyException;
 import io.slime4j.endpoint.EndpointConfig;
@@ -10,6 +11,7 @@ import io.slime4j.endpoint.TransferFuture;
 import io.slime4j.endpoint.TransferStatus;
 import io.slime4j.soft.SoftDevice;
 import io.slime4j.wire.Wire;
+import java.time.Duration;
 import java.io.PrintStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -17,7 +19,6 @@ import java.lang.foreign.ValueLayout;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
@@ -32,7 +33,7 @@ final class PerfClient {
     private static final int MAX_SAMPLES = 1 << 20;
 
     private final PerfPlan plan;
-    private final Bootstrap.Channel channel;
+    private final BootstrapChannel channel;
     private final Report report;
     private final Progress progress;
     private RdmaEndpoint ep;
@@ -41,7 +42,7 @@ final class PerfClient {
     private String current = "the setup";
     private long stride = 1;
 
-    PerfClient(PerfPlan plan, Bootstrap.Channel channel, Report report, Progress progress) {
+    PerfClient(PerfPlan plan, BootstrapChannel channel, Report report, Progress progress) {
         this.plan = plan;
         this.channel = channel;
         this.report = report;
@@ -67,7 +68,7 @@ final class PerfClient {
             }
             hello.put("signalEvery", Integer.toString(plan.signalEvery()));
             hello.put("mtu", Integer.toString(plan.mtu()));
-            Bootstrap.Message reply = exchange(Bootstrap.Message.of(ep.info(), hello));
+            BootstrapMessage reply = exchange(BootstrapMessage.of(ep.info(), hello));
             if (reply.options().containsKey("error") || reply.info() == null) {
                 throw new CliException("the server refused the run: " + reply.get("error", "no endpoint info"));
             }
@@ -77,7 +78,7 @@ final class PerfClient {
                 report.row(row(plan.rows().get(i), SEED + i));
             }
             report.end();
-            channel.send(Bootstrap.Message.of(Map.of("cmd", "bye")), plan.timeout());
+            channel.send(BootstrapMessage.of(Map.of("cmd", "bye")), plan.timeout());
             return 0;
         } finally {
             progress.close();
@@ -101,7 +102,7 @@ final class PerfClient {
         cmd.put("seed", Long.toString(seed));
         cmd.put("checked", Long.toString(row.checkedBytes()));
         cmd.put("verify", Boolean.toString(plan.verify()));
-        exchange(Bootstrap.Message.of(cmd));
+        exchange(BootstrapMessage.of(cmd));
         long[] before = PerfEndpoints.snapshot(device.protocolCounters());
 
         progress.start(row.label(), row.count());
@@ -114,7 +115,7 @@ final class PerfClient {
         progress.clear();
 
         // the server may wait up to the timeout for the last arrivals, then checks every byte
-        Bootstrap.Message result = exchange(Bootstrap.Message.of(Map.of("cmd", "done")),
+        BootstrapMessage result = exchange(BootstrapMessage.of(Map.of("cmd", "done")),
                 plan.timeout().multipliedBy(2).plusSeconds(30));
         if (result.options().containsKey("error")) {
             throw new CliException(row.label() + ": the server reports: " + result.require("error"));
@@ -191,7 +192,7 @@ final class PerfClient {
         long lastProgress = System.nanoTime();
         while (true) {
             try {
-                TransferStatus status = f.await(POLL_MILLIS, TimeUnit.MILLISECONDS);
+                TransferStatus status = f.await(Duration.ofMillis(POLL_MILLIS));
                 long now = System.nanoTime();
                 if (status != TransferStatus.SUCCESS) {
                     checkPeer();
@@ -224,11 +225,11 @@ final class PerfClient {
         }
     }
 
-    private Bootstrap.Message exchange(Bootstrap.Message message) {
+    private BootstrapMessage exchange(BootstrapMessage message) {
         return exchange(message, plan.timeout());
     }
 
-    private Bootstrap.Message exchange(Bootstrap.Message message, java.time.Duration wait) {
+    private BootstrapMessage exchange(BootstrapMessage message, java.time.Duration wait) {
         try {
             channel.send(message, plan.timeout());
             return channel.receive(wait);

@@ -1,6 +1,8 @@
 package io.slime4j.cli;
 
 import io.slime4j.endpoint.Bootstrap;
+import io.slime4j.endpoint.BootstrapChannel;
+import io.slime4j.endpoint.BootstrapListener;
 import io.slime4j.endpoint.BootstrapException;
 import io.slime4j.wire.Wire;
 import io.slime4j.verbs.QpConfig;
@@ -165,17 +167,17 @@ final class PerfCommand implements Callable<Integer> {
             if (host.isEmpty()) {
                 throw new IllegalArgumentException("--connect needs HOST:PORT, was '" + connect + "'");
             }
-            try (Bootstrap.Channel channel = Bootstrap.connect(host, p, timeout)) {
+            try (BootstrapChannel channel = Bootstrap.connect(host, p, timeout)) {
                 return client(plan, channel, PerfEndpoints::udpWire, "two hosts (" + connect + ")");
             }
         }
         try (LoopbackServer peer = LoopbackServer.start();
-             Bootstrap.Channel channel = Bootstrap.connect("127.0.0.1", peer.port(), timeout)) {
+             BootstrapChannel channel = Bootstrap.connect("127.0.0.1", peer.port(), timeout)) {
             return client(plan, channel, PerfEndpoints::udpWire, "two processes on loopback");
         }
     }
 
-    private int client(PerfPlan plan, Bootstrap.Channel channel, Supplier<Wire> wires, String where)
+    private int client(PerfPlan plan, BootstrapChannel channel, Supplier<Wire> wires, String where)
             throws InterruptedException {
         try (Wire w = wires.get()) {
             return new PerfClient(plan, channel, new Report(out(), plan, where),
@@ -184,7 +186,7 @@ final class PerfCommand implements Callable<Integer> {
     }
 
     private int serve(Duration timeout) throws InterruptedException {
-        try (Bootstrap.Listener listener = Bootstrap.listen(bind, port)) {
+        try (BootstrapListener listener = Bootstrap.listen(bind, port)) {
             if (child) {
                 watchParent();
                 out().println(LoopbackServer.READY + listener.port());
@@ -193,7 +195,7 @@ final class PerfCommand implements Callable<Integer> {
                         listener.port(), PerfServer.COMMAND_WAIT.toMinutes());
             }
             out().flush();
-            try (Bootstrap.Channel channel = listener.accept(PerfServer.COMMAND_WAIT)) {
+            try (BootstrapChannel channel = listener.accept(PerfServer.COMMAND_WAIT)) {
                 listener.close();
                 new PerfServer(channel, PerfEndpoints::udpWire, timeout).run();
             } catch (IllegalArgumentException e) {
@@ -227,16 +229,16 @@ final class PerfCommand implements Callable<Integer> {
 
     private int inproc(PerfPlan plan) throws Exception {
         try (InprocWire shared = new InprocWire();
-             Bootstrap.Listener listener = Bootstrap.listen("127.0.0.1", 0)) {
+             BootstrapListener listener = Bootstrap.listen("127.0.0.1", 0)) {
             AtomicReference<Throwable> failure = new AtomicReference<>();
             Thread serverThread = Thread.ofPlatform().daemon().name("perf-server").start(() -> {
-                try (Bootstrap.Channel channel = listener.accept(plan.timeout())) {
+                try (BootstrapChannel channel = listener.accept(plan.timeout())) {
                     new PerfServer(channel, () -> new SharedWire(shared), plan.timeout()).run();
                 } catch (Throwable t) {
                     failure.set(t);
                 }
             });
-            try (Bootstrap.Channel channel = Bootstrap.connect(InetAddress.getLoopbackAddress().getHostAddress(),
+            try (BootstrapChannel channel = Bootstrap.connect(InetAddress.getLoopbackAddress().getHostAddress(),
                     listener.port(), plan.timeout())) {
                 return client(plan, channel, () -> new SharedWire(shared), "both sides in this process");
             } catch (CliException e) {

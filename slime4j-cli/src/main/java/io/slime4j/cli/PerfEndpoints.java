@@ -42,7 +42,7 @@ final class PerfEndpoints {
      * @throws IllegalArgumentException if a setting is out of range or not available in this build
      */
     static EndpointConfig config(String name, int qps, String selector, int signalEvery, int mtu) {
-        EndpointConfig.Builder b = EndpointConfig.fromEnvironment().name(name).qps(qps);
+        EndpointConfig.Builder b = EndpointConfig.fromEnvironment().toBuilder().name(name).qps(qps);
         if (mtu != 0) {
             b.qpTemplate(io.slime4j.verbs.QpConfig.defaults().toBuilder().mtu(mtu).build());
         }

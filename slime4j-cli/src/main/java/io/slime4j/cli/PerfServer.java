@@ -1,6 +1,7 @@
 package io.slime4j.cli;
 
-import io.slime4j.endpoint.Bootstrap;
+import io.slime4j.endpoint.BootstrapChannel;
+import io.slime4j.endpoint.BootstrapMessage;
 import io.slime4j.endpoint.EndpointConfig;
 import io.slime4j.endpoint.RdmaEndpoint;
 import io.slime4j.endpoint.TransferFuture;
@@ -14,7 +15,6 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.BiConsumer;
 import java.util.function.Supplier;
@@ -31,12 +31,12 @@ final class PerfServer {
     /** How long the server waits for the client's next command (a row may run for minutes). */
     static final Duration COMMAND_WAIT = Duration.ofMinutes(10);
 
-    private final Bootstrap.Channel channel;
+    private final BootstrapChannel channel;
     private final Supplier<Wire> wires;
     private final Duration timeout;
     private final BiConsumer<String, MemorySegment> tamper;
 
-    PerfServer(Bootstrap.Channel channel, Supplier<Wire> wires, Duration timeout) {
+    PerfServer(BootstrapChannel channel, Supplier<Wire> wires, Duration timeout) {
         this(channel, wires, timeout, (phase, region) -> { });
     }
 
@@ -45,7 +45,7 @@ final class PerfServer {
      * ({@code "prepared"}) and before a row's landed data is checked ({@code "landed"}); tests use
      * it to show that {@code --verify} catches a wrong byte on either side.
      */
-    PerfServer(Bootstrap.Channel channel, Supplier<Wire> wires, Duration timeout,
+    PerfServer(BootstrapChannel channel, Supplier<Wire> wires, Duration timeout,
                BiConsumer<String, MemorySegment> tamper) {
         this.channel = channel;
         this.wires = wires;
@@ -55,9 +55,9 @@ final class PerfServer {
 
     /** Runs the session to its end. */
     void run() throws InterruptedException {
-        Bootstrap.Message hello = channel.receive(timeout);
+        BootstrapMessage hello = channel.receive(timeout);
         if (!PROTOCOL.equals(hello.get("proto", "")) || hello.info() == null) {
-            channel.send(Bootstrap.Message.of(Map.of("error", "unsupported client (protocol " + hello.get("proto", "?")
+            channel.send(BootstrapMessage.of(Map.of("error", "unsupported client (protocol " + hello.get("proto", "?")
                     + ", expected " + PROTOCOL + ")")), timeout);
             throw new CliException("the client speaks another perf protocol (" + hello.get("proto", "?") + ")");
         }
@@ -70,7 +70,7 @@ final class PerfServer {
         try {
             config = PerfEndpoints.config("perf-server", qps, selector, signalEvery, mtu);
         } catch (IllegalArgumentException e) {
-            channel.send(Bootstrap.Message.of(Map.of("error", e.getMessage())), timeout);
+            channel.send(BootstrapMessage.of(Map.of("error", e.getMessage())), timeout);
             throw new CliException("the client asked for settings this server refuses: " + e.getMessage());
         }
         try (Wire wire = wires.get();
@@ -82,15 +82,15 @@ final class PerfServer {
             try {
                 ep.connect(hello.info());
             } catch (IllegalArgumentException e) { // settings that do not match the client's (e.g. messageSlots)
-                channel.send(Bootstrap.Message.of(Map.of("error", e.getMessage())), timeout);
+                channel.send(BootstrapMessage.of(Map.of("error", e.getMessage())), timeout);
                 throw new CliException("the client's endpoint does not fit this one: " + e.getMessage(), e);
             }
-            channel.send(Bootstrap.Message.of(ep.info(), Map.of("proto", PROTOCOL)), timeout);
+            channel.send(BootstrapMessage.of(ep.info(), Map.of("proto", PROTOCOL)), timeout);
             Receiver receiver = null;
             long[] before = null;
             Map<String, String> row = null;
             while (true) {
-                Bootstrap.Message m = channel.receive(COMMAND_WAIT);
+                BootstrapMessage m = channel.receive(COMMAND_WAIT);
                 switch (m.require("cmd")) {
                     case "row" -> {
                         row = m.options();
@@ -106,13 +106,13 @@ final class PerfServer {
                                 ? Receiver.start(ep, op, bytes, slots, count, Integer.parseInt(m.require("depth")), timeout)
                                 : null;
                         before = PerfEndpoints.snapshot(device.protocolCounters());
-                        channel.send(Bootstrap.Message.of(Map.of("cmd", "ready")), timeout);
+                        channel.send(BootstrapMessage.of(Map.of("cmd", "ready")), timeout);
                     }
                     case "done" -> {
                         if (row == null) {
                             throw new CliException("the client sent 'done' before a row");
                         }
-                        channel.send(Bootstrap.Message.of(finish(row, receiver, remote, device, before)), timeout);
+                        channel.send(BootstrapMessage.of(finish(row, receiver, remote, device, before)), timeout);
                         row = null;
                         receiver = null;
                     }
@@ -191,7 +191,7 @@ final class PerfServer {
                     next++;
                 }
                 TransferFuture f = posted.poll();
-                if (f.await(timeout.toMillis(), TimeUnit.MILLISECONDS) != TransferStatus.SUCCESS) {
+                if (f.await(timeout) != TransferStatus.SUCCESS) {
                     throw new IllegalStateException("receive " + done + " failed: " + f.failureMessage());
                 }
                 if (f.byteCount() != bytes) {
@@ -205,7 +205,7 @@ final class PerfServer {
             long sum = 0;
             for (long i = 0; i < count; i++) {
                 TransferFuture f = ep.immRecv();
-                if (f.await(timeout.toMillis(), TimeUnit.MILLISECONDS) != TransferStatus.SUCCESS) {
+                if (f.await(timeout) != TransferStatus.SUCCESS) {
                     throw new IllegalStateException("immediate " + i + " failed: " + f.failureMessage());
                 }
                 sum += Integer.toUnsignedLong(f.immediate());

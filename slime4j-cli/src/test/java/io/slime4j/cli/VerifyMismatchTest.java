@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.slime4j.endpoint.Bootstrap;
+import io.slime4j.endpoint.BootstrapChannel;
+import io.slime4j.endpoint.BootstrapListener;
 import io.slime4j.wire.inproc.InprocWire;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -62,16 +64,16 @@ class VerifyMismatchTest {
         PerfPlan plan = new PerfPlan(List.of(row), 1, null, 0, PerfCommand.LOOPBACK_MTU, "inproc", true, true, timeout);
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         try (InprocWire wire = new InprocWire();
-             Bootstrap.Listener listener = Bootstrap.listen("127.0.0.1", 0)) {
+             BootstrapListener listener = Bootstrap.listen("127.0.0.1", 0)) {
             AtomicReference<Throwable> serverFailure = new AtomicReference<>();
             Thread server = Thread.ofPlatform().start(() -> {
-                try (Bootstrap.Channel c = listener.accept(timeout)) {
+                try (BootstrapChannel c = listener.accept(timeout)) {
                     new PerfServer(c, () -> new PerfCommand.SharedWire(wire), timeout, tamper).run();
                 } catch (Throwable t) {
                     serverFailure.set(t);
                 }
             });
-            try (Bootstrap.Channel c = Bootstrap.connect("127.0.0.1", listener.port(), timeout)) {
+            try (BootstrapChannel c = Bootstrap.connect("127.0.0.1", listener.port(), timeout)) {
                 new PerfClient(plan, c, new Report(new PrintStream(out, true, StandardCharsets.UTF_8), plan, "test"),
                         new Progress(System.err, false)).run(new PerfCommand.SharedWire(wire));
             } finally {

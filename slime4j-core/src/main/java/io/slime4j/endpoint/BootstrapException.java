@@ -19,7 +19,9 @@ public class BootstrapException extends EndpointException {
         /** A bounded wait (accept, send, receive) ran out. */
         TIMEOUT,
         /** Any other I/O failure. */
-        IO
+        IO,
+        /** The peer could not apply what was sent (its endpoint refused to connect or to update); the message says why. */
+        REFUSED
     }
 
     private final Reason reason;

@@ -9,7 +9,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Settings of an {@link RdmaEndpoint}, validated at build time. {@link #builder()} holds the
- * defaults below; {@link #fromEnvironment()} starts from them and applies the system property
+ * defaults below; {@link #fromEnvironment()} returns them with the system property
  * {@code slime4j.endpoint.NAME} or else the environment variable {@code SLIME4J_ENDPOINT_NAME} of
  * every numeric or duration setting (durations in ISO-8601, e.g. {@code PT5S}).
  *
@@ -34,9 +34,9 @@ import org.slf4j.LoggerFactory;
  *                           (default 100 ms; it wakes at once on a completion)
  * @param qpTemplate         queue pair attributes (MTU, timers, retries); the endpoint sets the
  *                           depths and the signaling (default {@link QpConfig#defaults()})
- * @param completionExecutor runs the completion of {@link TransferFuture#toCompletableFuture()}
- *                           views, so their dependent stages never run on the dispatch thread;
- *                           null (default) starts a virtual thread per completed view
+ * @param completionExecutor completes a {@link TransferFuture}'s {@link java.util.concurrent.CompletionStage}
+ *                           (one task per op that has dependent stages), so those stages never run
+ *                           on the dispatch thread; null (default) starts a virtual thread per such op
  * @param selector           makes the endpoint's {@link QpSelector} (routing of requests over the
  *                           lanes); null (default) picks {@code single} for one QP and
  *                           {@code striped} for several. By name: {@link Builder#selector(String)}
@@ -125,9 +125,15 @@ public record EndpointConfig(String name, int qps, int ioSlots, int requestsPerS
         return new Builder();
     }
 
-    /** A builder holding the defaults overridden by system properties and environment variables. */
-    public static Builder fromEnvironment() {
-        return builder().apply(System::getProperty, System.getenv());
+    /**
+     * The defaults overridden by system properties and environment variables (see
+     * {@link #environmentSettings()}), as {@code UdpConfig.fromEnvironment()} does for the wire;
+     * {@code fromEnvironment().toBuilder()} adjusts it further in code.
+     *
+     * @throws IllegalArgumentException if a value there is not a number, a duration or a selector name
+     */
+    public static EndpointConfig fromEnvironment() {
+        return builder().apply(System::getProperty, System.getenv()).build();
     }
 
     /** A builder initialised from this configuration. */

@@ -19,7 +19,7 @@ import java.util.List;
  * a.register("kv", segA);  b.register("kv", segB);
  * a.connect(EndpointInfo.fromJson(b.info().toJson()));   // exchange info out of band
  * b.connect(EndpointInfo.fromJson(a.info().toJson()));
- * a.write(List.of(Assignment.of("kv", "kv", 0, 4096))).join();
+ * a.write(Assignment.local("kv", 0).remote("kv", 0).length(4096)).join();
  * TransferFuture r = b.recv("kv", 0, 4096);
  * a.send("kv", 0, 4096).join();  r.join();
  * }</pre>
@@ -161,6 +161,18 @@ public final class RdmaEndpoint implements AutoCloseable {
         }
     }
 
+    /**
+     * The memory registered under {@code name} on this endpoint: the segment given to
+     * {@link #register}, to read what a peer wrote or fill what it will read. Valid until the
+     * endpoint closes (which deregisters it; the memory itself stays the caller's).
+     *
+     * @throws IllegalArgumentException if no region has that name (the message lists the registered ones)
+     */
+    public MemorySegment region(String name) {
+        lifecycle.checkOpen();
+        return regions.local(name, 0, 0, 0, "region(name)").segment();
+    }
+
     /** What the peer needs: queue pairs, window sizes and the regions registered so far. */
     public EndpointInfo info() {
         Transport t = transport;
@@ -231,16 +243,27 @@ public final class RdmaEndpoint implements AutoCloseable {
         return io.submit(OpKind.WRITE_WITH_IMM, batch, imm);
     }
 
-    /** Reads one range: a batch of one assignment. */
-    public TransferFuture read(String localRegion, long localOffset, String remoteRegion, long remoteOffset,
-                               long length) {
-        return read(List.of(new Assignment(localRegion, localOffset, remoteRegion, remoteOffset, length)));
+    /**
+     * Reads one range, a batch of one:
+     * {@code read(Assignment.local("kv", 0).remote("kv", 8192).length(4096))}.
+     */
+    public TransferFuture read(Assignment assignment) {
+        return read(List.of(checked(assignment)));
     }
 
-    /** Writes one range: a batch of one assignment. */
-    public TransferFuture write(String localRegion, long localOffset, String remoteRegion, long remoteOffset,
-                                long length) {
-        return write(List.of(new Assignment(localRegion, localOffset, remoteRegion, remoteOffset, length)));
+    /**
+     * Writes one range, a batch of one:
+     * {@code write(Assignment.local("kv", 0).remote("kv", 8192).length(4096))}.
+     */
+    public TransferFuture write(Assignment assignment) {
+        return write(List.of(checked(assignment)));
+    }
+
+    private static Assignment checked(Assignment assignment) {
+        if (assignment == null) {
+            throw new IllegalArgumentException("assignment must not be null");
+        }
+        return assignment;
     }
 
     /**

@@ -3,10 +3,11 @@ package io.slime4j.endpoint;
 import io.slime4j.verbs.WcStatus;
 
 /**
- * An operation failed or was cancelled: how the {@link TransferFuture#toCompletableFuture()} view
- * completes exceptionally (cancelled operations complete it with a
- * {@link java.util.concurrent.CancellationException} instead), and what {@link TransferFuture#join()}
- * throws.
+ * An operation failed or was cancelled; the message names the op, its {@link TransferStatus}, its
+ * verbs status and why. {@link TransferFuture#join()} throws it for a failed or cancelled op;
+ * {@link TransferFuture#get()} wraps it in an {@link java.util.concurrent.ExecutionException} for a
+ * failed one (a cancelled one throws {@link java.util.concurrent.CancellationException}), and the
+ * future's dependent stages see it (or the cancellation) as their exception.
  */
 public final class TransferFailedException extends EndpointException {
     private final transient TransferFuture future;

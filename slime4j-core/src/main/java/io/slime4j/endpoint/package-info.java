@@ -25,10 +25,11 @@
  *       receive windows, releases slots and completes ops. It never runs user code.</li>
  *   <li>{@link io.slime4j.endpoint.QpSelector}s are called from callers' and dispatch threads
  *       concurrently and must be thread-safe.</li>
- *   <li>A future's {@code await}/{@code get}/{@code join} wake on the op's own signal. The
- *       {@link java.util.concurrent.CompletableFuture} view is completed on
- *       {@link io.slime4j.endpoint.EndpointConfig#completionExecutor()} (a virtual thread per
- *       completion by default), never on the dispatch thread, so dependent stages may block.</li>
+ *   <li>A future's {@code await}/{@code get}/{@code join} wake on the op's own signal. Its
+ *       {@link java.util.concurrent.CompletionStage} is completed on
+ *       {@link io.slime4j.endpoint.EndpointConfig#completionExecutor()} (a virtual thread per op
+ *       that has stages by default), never on the dispatch thread or a progress agent, so
+ *       dependent stages may block.</li>
  *   <li>{@link io.slime4j.endpoint.RdmaEndpoint#close()} may race with calls: those fail with
  *       {@link io.slime4j.endpoint.EndpointClosedException} or complete cancelled or failed, never
  *       with a wrong answer.</li>

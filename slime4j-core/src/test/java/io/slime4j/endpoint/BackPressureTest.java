@@ -72,7 +72,7 @@ class BackPressureTest {
                             long off = id * 4096L;
                             int len = 1 + (i * 37) % 2000; // up to 4 requests, each needing a slot
                             Patterns.fill(p.kvA, off, len, id * 10_000L + i);
-                            success(p.a.write("kv", off, "kv", off, len));
+                            success(p.a.write(Assignment.local("kv", off).remote("kv", off).length(len)));
                             assertThat(Patterns.mismatch(p.kvB, off, len, id * 10_000L + i)).isEqualTo(-1);
                         }
                     } catch (Throwable e) {
@@ -115,14 +115,14 @@ class BackPressureTest {
         try (EndpointPair p = EndpointPair.open(cfg, 1 << 16)) {
             p.wire.setFaults(FaultConfig.builder().dropRate(1.0).build()); // for a moment nothing gets through
             Patterns.fill(p.kvA, 0, 1000, 4);
-            TransferFuture held = p.a.write("kv", 0, "kv", 0, 1000);
-            assertThatThrownBy(() -> p.a.write("kv", 0, "kv", 2000, 8)).isInstanceOf(EndpointBusyException.class)
+            TransferFuture held = p.a.write(Assignment.local("kv", 0).remote("kv", 0).length(1000));
+            assertThatThrownBy(() -> p.a.write(Assignment.local("kv", 0).remote("kv", 2000).length(8))).isInstanceOf(EndpointBusyException.class)
                     .hasMessageContaining("no free io slot");
             assertThat(held.isDone()).isFalse();
             p.wire.setFaults(FaultConfig.NONE); // the retransmission gets through
             success(held);
             assertThat(Patterns.mismatch(p.kvB, 0, 1000, 4)).isEqualTo(-1);
-            success(p.a.write("kv", 0, "kv", 2000, 8));
+            success(p.a.write(Assignment.local("kv", 0).remote("kv", 2000).length(8)));
             p.assertClean();
         }
     }
@@ -133,10 +133,10 @@ class BackPressureTest {
                 .ackTimeout(Duration.ofMillis(5)).retryCount(1).build()).build();
         try (EndpointPair p = EndpointPair.open(cfg, 1 << 16)) {
             p.wire.setFaults(FaultConfig.builder().dropRate(1.0).build()); // the peer is gone
-            TransferFuture lost = p.a.write("kv", 0, "kv", 0, 100);
-            assertThat(lost.get(Duration.ofSeconds(10))).isEqualTo(TransferStatus.FAILED);
+            TransferFuture lost = p.a.write(Assignment.local("kv", 0).remote("kv", 0).length(100));
+            assertThat(lost.await(Duration.ofSeconds(10))).isEqualTo(TransferStatus.FAILED);
             assertThat(lost.wcStatus()).isEqualTo(io.slime4j.verbs.WcStatus.RETRY_EXC_ERR);
-            assertThatThrownBy(() -> p.a.write("kv", 0, "kv", 0, 100)).isInstanceOf(EndpointException.class)
+            assertThatThrownBy(() -> p.a.write(Assignment.local("kv", 0).remote("kv", 0).length(100))).isInstanceOf(EndpointException.class)
                     .hasMessageContaining("RETRY_EXC_ERR").hasMessageContaining("create a new one");
         }
     }

@@ -29,22 +29,22 @@ class BootstrapTest {
 
     @Test
     void twoSidesExchangeEndpointInfoAndOptionsOverAnEphemeralPort() throws Exception {
-        try (Bootstrap.Listener listener = Bootstrap.listen("127.0.0.1", 0)) {
+        try (BootstrapListener listener = Bootstrap.listen("127.0.0.1", 0)) {
             assertThat(listener.port()).isPositive();
-            CompletableFuture<Bootstrap.Message> server = CompletableFuture.supplyAsync(() -> {
-                try (Bootstrap.Channel c = listener.accept(T)) {
-                    Bootstrap.Message hello = c.receive(T);
-                    c.send(Bootstrap.Message.of(info("server"), Map.of("ok", "yes")), T);
+            CompletableFuture<BootstrapMessage> server = CompletableFuture.supplyAsync(() -> {
+                try (BootstrapChannel c = listener.accept(T)) {
+                    BootstrapMessage hello = c.receive(T);
+                    c.send(BootstrapMessage.of(info("server"), Map.of("ok", "yes")), T);
                     return hello;
                 }
             });
-            try (Bootstrap.Channel c = Bootstrap.connect("127.0.0.1", listener.port(), T)) {
-                Bootstrap.Message reply = c.exchange(Bootstrap.Message.of(info("client"),
+            try (BootstrapChannel c = Bootstrap.connect("127.0.0.1", listener.port(), T)) {
+                BootstrapMessage reply = c.exchange(BootstrapMessage.of(info("client"),
                         Map.of("op", "write", "quote\"\n\u00e9", "\u2713")), T);
                 assertThat(reply.info()).isEqualTo(info("server"));
                 assertThat(reply.require("ok")).isEqualTo("yes");
             }
-            Bootstrap.Message hello = server.get(10, TimeUnit.SECONDS);
+            BootstrapMessage hello = server.get(10, TimeUnit.SECONDS);
             assertThat(hello.info()).isEqualTo(info("client"));
             assertThat(hello.options()).containsEntry("op", "write").containsEntry("quote\"\n\u00e9", "\u2713");
         }
@@ -56,13 +56,13 @@ class BootstrapTest {
         try (ServerSocket probe = new ServerSocket(0)) {
             port = probe.getLocalPort();
         }
-        CompletableFuture<Bootstrap.Channel> client = CompletableFuture.supplyAsync(
+        CompletableFuture<BootstrapChannel> client = CompletableFuture.supplyAsync(
                 () -> Bootstrap.connect("127.0.0.1", port, T));
         Thread.sleep(300);
-        try (Bootstrap.Listener listener = Bootstrap.listen("127.0.0.1", port);
-             Bootstrap.Channel server = listener.accept(T);
-             Bootstrap.Channel c = client.get(10, TimeUnit.SECONDS)) {
-            c.send(Bootstrap.Message.of(Map.of("n", "1")), T);
+        try (BootstrapListener listener = Bootstrap.listen("127.0.0.1", port);
+             BootstrapChannel server = listener.accept(T);
+             BootstrapChannel c = client.get(10, TimeUnit.SECONDS)) {
+            c.send(BootstrapMessage.of(Map.of("n", "1")), T);
             assertThat(server.receive(T).info()).isNull();
         }
     }
@@ -83,7 +83,7 @@ class BootstrapTest {
 
     @Test
     void aPortInUseIsReportedAsSuch() {
-        try (Bootstrap.Listener first = Bootstrap.listen("127.0.0.1", 0)) {
+        try (BootstrapListener first = Bootstrap.listen("127.0.0.1", 0)) {
             assertThatThrownBy(() -> Bootstrap.listen("127.0.0.1", first.port()))
                     .isInstanceOfSatisfying(BootstrapException.class, e -> assertThat(e.reason()).isEqualTo(Reason.PORT_IN_USE))
                     .hasMessageContaining("port " + first.port() + " on 127.0.0.1 is in use");
@@ -98,9 +98,9 @@ class BootstrapTest {
                 frame("{\"a\":1}".getBytes(StandardCharsets.UTF_8)),
                 frame("{\"options\":{\"n\":1}}".getBytes(StandardCharsets.UTF_8)),
                 frame("{\"options\":{},\"info\":\"{}\"}".getBytes(StandardCharsets.UTF_8)))) {
-            try (Bootstrap.Listener listener = Bootstrap.listen("127.0.0.1", 0);
+            try (BootstrapListener listener = Bootstrap.listen("127.0.0.1", 0);
                  Socket raw1 = new Socket("127.0.0.1", listener.port());
-                 Bootstrap.Channel server = listener.accept(T)) {
+                 BootstrapChannel server = listener.accept(T)) {
                 raw1.getOutputStream().write(raw);
                 assertThatThrownBy(() -> server.receive(T))
                         .isInstanceOfSatisfying(BootstrapException.class, e -> assertThat(e.reason()).isEqualTo(Reason.BAD_FRAME))
@@ -112,15 +112,15 @@ class BootstrapTest {
 
     @Test
     void waitsAreBoundedAndAClosedPeerIsDetectedWithoutLosingData() throws Exception {
-        try (Bootstrap.Listener listener = Bootstrap.listen("127.0.0.1", 0)) {
+        try (BootstrapListener listener = Bootstrap.listen("127.0.0.1", 0)) {
             assertThatThrownBy(() -> listener.accept(Duration.ofMillis(100)))
                     .isInstanceOfSatisfying(BootstrapException.class, e -> assertThat(e.reason()).isEqualTo(Reason.TIMEOUT));
-            Bootstrap.Channel client = Bootstrap.connect("127.0.0.1", listener.port(), T);
-            try (Bootstrap.Channel server = listener.accept(T)) {
+            BootstrapChannel client = Bootstrap.connect("127.0.0.1", listener.port(), T);
+            try (BootstrapChannel server = listener.accept(T)) {
                 assertThatThrownBy(() -> server.receive(Duration.ofMillis(100)))
                         .isInstanceOfSatisfying(BootstrapException.class, e -> assertThat(e.reason()).isEqualTo(Reason.TIMEOUT));
                 assertThat(server.isPeerClosed()).isFalse();
-                client.send(Bootstrap.Message.of(Map.of("k", "v")), T);
+                client.send(BootstrapMessage.of(Map.of("k", "v")), T);
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
                 while (server.isPeerClosed() && System.nanoTime() < deadline) {
                     Thread.sleep(10);
@@ -132,7 +132,7 @@ class BootstrapTest {
                         .isInstanceOfSatisfying(BootstrapException.class, e -> assertThat(e.reason()).isEqualTo(Reason.CLOSED))
                         .hasMessageContaining("closed the connection");
                 assertThat(server.isPeerClosed()).isTrue();
-                assertThatThrownBy(() -> server.send(Bootstrap.Message.of(Map.of("x", "x".repeat(Bootstrap.MAX_FRAME_BYTES))), T))
+                assertThatThrownBy(() -> server.send(BootstrapMessage.of(Map.of("x", "x".repeat(Bootstrap.MAX_FRAME_BYTES))), T))
                         .isInstanceOfSatisfying(BootstrapException.class, e -> assertThat(e.reason()).isEqualTo(Reason.BAD_FRAME))
                         .hasMessageContaining("exceeds the limit");
             }
@@ -141,9 +141,9 @@ class BootstrapTest {
 
     @Test
     void aFrameCutShortTimesOutAndClosesTheChannel() throws Exception {
-        try (Bootstrap.Listener listener = Bootstrap.listen("127.0.0.1", 0);
+        try (BootstrapListener listener = Bootstrap.listen("127.0.0.1", 0);
              Socket raw = new Socket("127.0.0.1", listener.port());
-             Bootstrap.Channel server = listener.accept(T)) {
+             BootstrapChannel server = listener.accept(T)) {
             raw.getOutputStream().write(new byte[] {0, 0}); // half a length
             assertThatThrownBy(() -> server.receive(Duration.ofMillis(300)))
                     .isInstanceOfSatisfying(BootstrapException.class, e -> assertThat(e.reason()).isEqualTo(Reason.TIMEOUT));

@@ -25,7 +25,7 @@ class CancelAllTest {
         try (EndpointPair p = EndpointPair.open(EndpointConfig.defaults(), 1 << 20)) {
             List<TransferFuture> done = new ArrayList<>();
             for (int i = 0; i < 10; i++) {
-                done.add(success(p.b.write("kv", i * 64L, "kv", i * 64L, 64)));
+                done.add(success(p.b.write(Assignment.local("kv", i * 64L).remote("kv", i * 64L).length(64))));
             }
             List<TransferFuture> recvs = new ArrayList<>();
             for (int i = 0; i < 3; i++) {
@@ -55,7 +55,7 @@ class CancelAllTest {
                     "a reading b's three cancel notices");
             for (int i = 0; i < 3; i++) {
                 TransferFuture s = p.a.send("kv", 8192, 100); // pairs with the cancelled receives, in order
-                assertThat(s.get(Duration.ofSeconds(10))).as("a send matched with a cancelled recv")
+                assertThat(s.await(Duration.ofSeconds(10))).as("a send matched with a cancelled recv")
                         .isEqualTo(TransferStatus.FAILED);
                 assertThat(s.wcStatus()).isEqualTo(WcStatus.REM_ABORT_ERR);
                 assertThat(s.failureMessage()).contains("cancelled the recv");
@@ -85,7 +85,7 @@ class CancelAllTest {
             assertThat(p.a.cancelAll()).isEqualTo(1);
             assertThat(send.status()).isEqualTo(TransferStatus.CANCELLED);
             TransferFuture recv = p.b.recv("kv", 0, 100);
-            assertThat(recv.get(Duration.ofSeconds(10))).isEqualTo(TransferStatus.FAILED);
+            assertThat(recv.await(Duration.ofSeconds(10))).isEqualTo(TransferStatus.FAILED);
             assertThat(recv.wcStatus()).isEqualTo(WcStatus.REM_ABORT_ERR);
             assertThat(recv.failureMessage()).contains("cancelled");
             Checks.eventually(send::isSettled, Duration.ofSeconds(5), "the cancelled send settling");
@@ -101,7 +101,7 @@ class CancelAllTest {
         long size = 32L << 20;
         try (EndpointPair p = EndpointPair.open(EndpointConfig.builder().qps(4).build(), size)) {
             p.wire.setFaults(FaultConfig.builder().dropRate(1.0).build()); // hold the write on the wire
-            TransferFuture big = p.a.write("kv", 0, "kv", 0, size);
+            TransferFuture big = p.a.write(Assignment.local("kv", 0).remote("kv", 0).length(size));
             assertThat(p.a.cancelAll()).isEqualTo(1);
             assertThat(big.status()).isEqualTo(TransferStatus.CANCELLED);
             assertThat(big.isSettled()).isFalse();
@@ -110,7 +110,7 @@ class CancelAllTest {
             p.awaitIdle(Duration.ofSeconds(5));
             assertThat(big.status()).isEqualTo(TransferStatus.CANCELLED);
             Patterns.fill(p.kvA, 0, 4096, 3);
-            success(p.a.write("kv", 0, "kv", 0, 4096));
+            success(p.a.write(Assignment.local("kv", 0).remote("kv", 0).length(4096)));
             assertThat(Patterns.mismatch(p.kvB, 0, 4096, 3)).isEqualTo(-1);
             p.assertClean();
         }

@@ -50,7 +50,7 @@ class CancelledRecvCrossProcessTest {
                     .isEqualTo("FAILED " + WcStatus.REM_ABORT_ERR);
             peer.call("SEND 0 2000", "POSTED");
             assertThat(peer.expect("SENT ")).as("the peer's second send").isEqualTo("SUCCESS " + WcStatus.SUCCESS);
-            assertThat(second.get(Duration.ofSeconds(20))).isEqualTo(TransferStatus.SUCCESS);
+            assertThat(second.await(Duration.ofSeconds(20))).isEqualTo(TransferStatus.SUCCESS);
             assertThat(second.byteCount()).as("bytes in the recv after the cancelled one: the second message's")
                     .isEqualTo(2000);
             assertThat(EndpointPeerMain.check(inbox, 65536, 2000, 2)).as("first wrong byte of the second message")
@@ -58,7 +58,7 @@ class CancelledRecvCrossProcessTest {
 
             peer.call("SEND 0 3000", "POSTED");
             assertThat(peer.expect("SENT ")).isEqualTo("SUCCESS " + WcStatus.SUCCESS);
-            assertThat(third.get(Duration.ofSeconds(20))).isEqualTo(TransferStatus.SUCCESS);
+            assertThat(third.await(Duration.ofSeconds(20))).isEqualTo(TransferStatus.SUCCESS);
             assertThat(third.byteCount()).as("the next pair, still aligned").isEqualTo(3000);
 
             long deadline2 = System.nanoTime() + Duration.ofSeconds(10).toNanos();

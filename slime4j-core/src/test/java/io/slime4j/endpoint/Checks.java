@@ -19,7 +19,7 @@ final class Checks {
     static TransferFuture success(TransferFuture f, Duration within) throws InterruptedException {
         TransferStatus s;
         try {
-            s = f.get(within);
+            s = f.await(within);
         } catch (TimeoutException e) {
             throw new AssertionError(f + " did not complete within " + within, e);
         }

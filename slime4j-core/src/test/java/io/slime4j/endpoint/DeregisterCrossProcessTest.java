@@ -44,7 +44,7 @@ class DeregisterCrossProcessTest {
             assertThat(EndpointPeerMain.check(tmp, 0, 4096, 2)).isEqualTo(-1);
             tmp.fill((byte) 0);
 
-            TransferFuture read = ep.read("tmp", 0, "src", 0, 4 << 20); // in flight when deregister starts
+            TransferFuture read = ep.read(Assignment.local("tmp", 0).remote("src", 0).length(4 << 20)); // in flight when deregister starts
             TransferFuture recv = ep.recv("tmp", 0, 4096); // the peer sends nothing: only the bound ends it
             long began = System.nanoTime();
             int failed = ep.deregister("tmp");
@@ -58,7 +58,7 @@ class DeregisterCrossProcessTest {
             assertThat(recv.failureMessage()).contains("'tmp' was deregistered");
             assertThat(took).as("deregister's wait").isGreaterThanOrEqualTo(BOUND.minusMillis(50))
                     .isLessThan(BOUND.plusSeconds(3));
-            assertThatThrownBy(() -> ep.write("tmp", 0, "src", 0, 64)).isInstanceOf(IllegalArgumentException.class)
+            assertThatThrownBy(() -> ep.write(Assignment.local("tmp", 0).remote("src", 0).length(64))).isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("no local region 'tmp'");
             assertThat(ep.info().regions()).doesNotContainKey("tmp");
 

@@ -1,8 +1,8 @@
 package io.slime4j.endpoint;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 /**
  * A benchmark, not a test: small-write op rate and 64 MiB throughput on the in-process wire. Each
@@ -64,7 +64,7 @@ public final class EndpointBenchmark {
                                 throw new AssertionError(ring[k]);
                             }
                             long off = (id * (long) window + k) * size;
-                            ring[k] = p.a.write("kv", off, "kv", off, size);
+                            ring[k] = p.a.write(Assignment.local("kv", off).remote("kv", off).length(size));
                             n++;
                         }
                         for (TransferFuture f : ring) {
@@ -140,15 +140,15 @@ public final class EndpointBenchmark {
                 long t0 = System.nanoTime();
                 TransferFuture f;
                 switch (kind) {
-                    case WRITE -> f = p.a.write("kv", 0, "kv", 0, size);
-                    case READ -> f = p.a.read("kv", 0, "kv", 0, size);
+                    case WRITE -> f = p.a.write(Assignment.local("kv", 0).remote("kv", 0).length(size));
+                    case READ -> f = p.a.read(Assignment.local("kv", 0).remote("kv", 0).length(size));
                     default -> {
                         TransferFuture r = p.b.recv("kv", 0, size);
                         f = p.a.send("kv", 0, size);
-                        r.await(60, TimeUnit.SECONDS);
+                        r.await(Duration.ofSeconds(60));
                     }
                 }
-                if (f.await(60, TimeUnit.SECONDS) != TransferStatus.SUCCESS) {
+                if (f.await(Duration.ofSeconds(60)) != TransferStatus.SUCCESS) {
                     throw new AssertionError(f + " " + f.failureMessage());
                 }
                 trials[i] = size / ((System.nanoTime() - t0) / 1e3);

@@ -81,4 +81,18 @@ class EndpointConfigTest {
         assertThat(IoSendQueue.effectiveEvery(16, 3)).isEqualTo(1);
         assertThat(IoSendQueue.effectiveEvery(16, 1)).isEqualTo(1);
     }
+
+    @Test
+    void fromEnvironmentReturnsAConfigAsUdpConfigDoes() {
+        System.setProperty("slime4j.endpoint.stripeMinBytes", "12345");
+        try {
+            EndpointConfig c = EndpointConfig.fromEnvironment();
+            assertThat(c.stripeMinBytes()).isEqualTo(12345);
+            assertThat(c.toBuilder().qps(2).build().stripeMinBytes()).as("adjusted in code").isEqualTo(12345);
+        } finally {
+            System.clearProperty("slime4j.endpoint.stripeMinBytes");
+        }
+        assertThat(EndpointConfig.fromEnvironment().stripeMinBytes())
+                .isEqualTo(EndpointConfig.defaults().stripeMinBytes());
+    }
 }

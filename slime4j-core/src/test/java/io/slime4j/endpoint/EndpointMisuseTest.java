@@ -22,9 +22,9 @@ class EndpointMisuseTest {
     @Test
     void anUnknownRegionNameIsRefusedAtTheCall() throws Exception {
         try (EndpointPair p = EndpointPair.open(EndpointConfig.defaults(), 1 << 16)) {
-            assertThatThrownBy(() -> p.a.write("nope", 0, "kv", 0, 8)).isInstanceOf(IllegalArgumentException.class)
+            assertThatThrownBy(() -> p.a.write(Assignment.local("nope", 0).remote("kv", 0).length(8))).isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("no local region 'nope'").hasMessageContaining("[kv]");
-            assertThatThrownBy(() -> p.a.read("kv", 0, "nope", 0, 8)).isInstanceOf(IllegalArgumentException.class)
+            assertThatThrownBy(() -> p.a.read(Assignment.local("kv", 0).remote("nope", 0).length(8))).isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("the peer has no region 'nope'");
             assertThatThrownBy(() -> p.a.send("nope", 0, 8)).isInstanceOf(IllegalArgumentException.class);
             assertThatThrownBy(() -> p.a.recv("nope", 0, 8)).isInstanceOf(IllegalArgumentException.class);
@@ -35,23 +35,23 @@ class EndpointMisuseTest {
     @Test
     void anOffsetOrLengthPastTheEndIsRefusedAtTheCall() throws Exception {
         try (EndpointPair p = EndpointPair.open(EndpointConfig.defaults(), 1 << 16)) {
-            assertThatThrownBy(() -> p.a.write("kv", (1 << 16) - 7, "kv", 0, 8))
+            assertThatThrownBy(() -> p.a.write(Assignment.local("kv", (1 << 16) - 7).remote("kv", 0).length(8)))
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("past the end of local region 'kv'");
-            assertThatThrownBy(() -> p.a.write("kv", 0, "kv", 1 << 16, 1))
+            assertThatThrownBy(() -> p.a.write(Assignment.local("kv", 0).remote("kv", 1 << 16).length(1)))
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("past the end of remote region 'kv'");
-            assertThatThrownBy(() -> p.a.read("kv", 0, "kv", Long.MAX_VALUE, Long.MAX_VALUE))
+            assertThatThrownBy(() -> p.a.read(Assignment.local("kv", 0).remote("kv", Long.MAX_VALUE).length(Long.MAX_VALUE)))
                     .isInstanceOf(IllegalArgumentException.class);
-            assertThatThrownBy(() -> p.a.write("kv", -1, "kv", 0, 1)).isInstanceOf(IllegalArgumentException.class);
+            assertThatThrownBy(() -> p.a.write(Assignment.local("kv", -1).remote("kv", 0).length(1))).isInstanceOf(IllegalArgumentException.class);
             assertThatThrownBy(() -> p.b.recv("kv", 10, 1 << 16)).isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("past the end");
             assertThatThrownBy(() -> p.a.send("kv", 1 << 16, 1)).isInstanceOf(IllegalArgumentException.class);
             // one bad assignment refuses the whole batch: nothing of it is posted
-            assertThatThrownBy(() -> p.a.write(List.of(Assignment.of("kv", "kv", 0, 8),
-                    Assignment.of("kv", "kv", 1 << 16, 8)))).isInstanceOf(IllegalArgumentException.class);
-            assertThatThrownBy(() -> p.a.write(null)).isInstanceOf(IllegalArgumentException.class);
+            assertThatThrownBy(() -> p.a.write(List.of(Assignment.local("kv", 0).remote("kv", 0).length(8),
+                    Assignment.local("kv", 1 << 16).remote("kv", 1 << 16).length(8)))).isInstanceOf(IllegalArgumentException.class);
+            assertThatThrownBy(() -> p.a.write((List<Assignment>) null)).isInstanceOf(IllegalArgumentException.class);
             assertNothingPosted(p);
             // the endpoint is fine afterwards
-            assertThat(p.a.write("kv", 0, "kv", 0, (1 << 16)).get(Duration.ofSeconds(10)))
+            assertThat(p.a.write(Assignment.local("kv", 0).remote("kv", 0).length((1 << 16))).await(Duration.ofSeconds(10)))
                     .isEqualTo(TransferStatus.SUCCESS);
             p.assertClean();
         }
@@ -63,13 +63,13 @@ class EndpointMisuseTest {
             p.b.register("ro", p.allocate(4096), AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_READ);
             p.a.register("local-ro", p.allocate(4096), 0);
             p.a.updatePeer(p.b.info());
-            assertThatThrownBy(() -> p.a.write("kv", 0, "ro", 0, 8)).isInstanceOf(IllegalArgumentException.class)
+            assertThatThrownBy(() -> p.a.write(Assignment.local("kv", 0).remote("ro", 0).length(8))).isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("REMOTE_WRITE");
-            assertThatThrownBy(() -> p.a.read("local-ro", 0, "ro", 0, 8)).isInstanceOf(IllegalArgumentException.class)
+            assertThatThrownBy(() -> p.a.read(Assignment.local("local-ro", 0).remote("ro", 0).length(8))).isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("LOCAL_WRITE");
             assertThatThrownBy(() -> p.b.recv("ro", 0, 8)).isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("REMOTE_WRITE");
-            assertThat(p.a.read("kv", 0, "ro", 0, 8).get(Duration.ofSeconds(10))).isEqualTo(TransferStatus.SUCCESS);
+            assertThat(p.a.read(Assignment.local("kv", 0).remote("ro", 0).length(8)).await(Duration.ofSeconds(10))).isEqualTo(TransferStatus.SUCCESS);
             assertThatThrownBy(() -> p.a.register("kv", p.allocate(64))).isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("already has a region named 'kv'");
             p.assertClean();
@@ -84,12 +84,12 @@ class EndpointMisuseTest {
             TransferFuture tooLong = p.a.send("kv", 0, 200);
             Patterns.fill(p.kvA, 5000, 300, 8);
             TransferFuture fits = p.a.send("kv", 5000, 300);
-            assertThat(tooLong.get(Duration.ofSeconds(10))).isEqualTo(TransferStatus.FAILED);
+            assertThat(tooLong.await(Duration.ofSeconds(10))).isEqualTo(TransferStatus.FAILED);
             assertThat(tooLong.wcStatus()).isEqualTo(WcStatus.LOC_LEN_ERR);
-            assertThat(small.get(Duration.ofSeconds(10))).isEqualTo(TransferStatus.FAILED);
+            assertThat(small.await(Duration.ofSeconds(10))).isEqualTo(TransferStatus.FAILED);
             assertThat(small.wcStatus()).isEqualTo(WcStatus.LOC_LEN_ERR);
-            assertThat(fits.get(Duration.ofSeconds(10))).isEqualTo(TransferStatus.SUCCESS);
-            assertThat(next.get(Duration.ofSeconds(10))).isEqualTo(TransferStatus.SUCCESS);
+            assertThat(fits.await(Duration.ofSeconds(10))).isEqualTo(TransferStatus.SUCCESS);
+            assertThat(next.await(Duration.ofSeconds(10))).isEqualTo(TransferStatus.SUCCESS);
             assertThat(Patterns.mismatch(p.kvB, 1000, 300, 8)).isEqualTo(-1);
             assertThat(p.kvB.asSlice(0, 100).mismatch(Arena.global().allocate(100))).as("nothing written").isEqualTo(-1);
             p.assertClean();
@@ -103,13 +103,13 @@ class EndpointMisuseTest {
              Arena arena = Arena.ofShared()) {
             RdmaEndpoint ep = RdmaEndpoint.open(device, EndpointConfig.defaults());
             ep.register("kv", arena.allocate(4096));
-            assertThatThrownBy(() -> ep.write("kv", 0, "kv", 0, 8)).isInstanceOf(EndpointException.class)
+            assertThatThrownBy(() -> ep.write(Assignment.local("kv", 0).remote("kv", 0).length(8))).isInstanceOf(EndpointException.class)
                     .hasMessageContaining("not connected");
             assertThatThrownBy(ep::immRecv).isInstanceOf(EndpointException.class).hasMessageContaining("not connected");
             ep.close();
             ep.close(); // idempotent
             assertThat(ep.isClosed()).isTrue();
-            assertThatThrownBy(() -> ep.write("kv", 0, "kv", 0, 8)).isInstanceOf(EndpointClosedException.class);
+            assertThatThrownBy(() -> ep.write(Assignment.local("kv", 0).remote("kv", 0).length(8))).isInstanceOf(EndpointClosedException.class);
             assertThatThrownBy(() -> ep.send("kv", 0, 8)).isInstanceOf(EndpointClosedException.class);
             assertThatThrownBy(() -> ep.recv("kv", 0, 8)).isInstanceOf(EndpointClosedException.class);
             assertThatThrownBy(ep::immRecv).isInstanceOf(EndpointClosedException.class);

@@ -82,8 +82,7 @@ public final class EndpointPeerMain {
                     }
                     case "WRITE" -> {
                         String[] a = p[1].split(" ");
-                        TransferFuture f = ep.write(a[0], Long.parseLong(a[2]), a[1], Long.parseLong(a[2]),
-                                Long.parseLong(a[3]));
+                        TransferFuture f = ep.write(Assignment.local(a[0], Long.parseLong(a[2])).remote(a[1], Long.parseLong(a[2])).length(Long.parseLong(a[3])));
                         f.toCompletableFuture().whenComplete((done, e) -> reply("WROTE " + f.status() + " " + f.wcStatus()));
                         reply("POSTED");
                     }

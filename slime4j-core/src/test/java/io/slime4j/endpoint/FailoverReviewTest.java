@@ -45,14 +45,14 @@ class FailoverReviewTest {
         EndpointConfig c = EndpointConfig.builder().qps(2).selector((q, cfg) -> lane1).build();
         try (RailPair p = RailPair.inproc(1, c, 1 << 20)) {
             p.a.updatePeer(withGhostRegion(p.b.info()));
-            TransferFuture bad = p.a.write("kv", 0, "ghost", 0, 4096);
-            assertThat(bad.get(WAIT)).isEqualTo(TransferStatus.FAILED);
+            TransferFuture bad = p.a.write(Assignment.local("kv", 0).remote("ghost", 0).length(4096));
+            assertThat(bad.await(WAIT)).isEqualTo(TransferStatus.FAILED);
             assertThat(bad.wcStatus()).isEqualTo(WcStatus.REM_ACCESS_ERR);
             assertThat(p.a.router().isDead(1)).as("the lane that failed the request (its queue pair is in ERR)").isTrue();
             assertThat(p.a.router().isDead(0)).as("the refused request was not re-issued onto lane 0").isFalse();
             assertThat(p.a.stats().reissued.sum()).isZero();
             Patterns.fill(p.kvA, 0, 4096, 3);
-            success(p.a.write("kv", 0, "kv", 0, 4096), WAIT); // the endpoint goes on, on lane 0
+            success(p.a.write(Assignment.local("kv", 0).remote("kv", 0).length(4096)), WAIT); // the endpoint goes on, on lane 0
             assertThat(Patterns.mismatch(p.kvB, 0, 4096, 3)).isEqualTo(-1);
             p.assertClean();
         }
@@ -97,14 +97,14 @@ class FailoverReviewTest {
                                 Patterns.fill(p.kvA, off, len, seed);
                                 started.incrementAndGet();
                                 int kind = rnd.nextInt(3);
-                                window.add(kind == 0 ? p.a.write("kv", off, "kv", off, len)
-                                        : kind == 1 ? p.a.writeWithImm(List.of(Assignment.of("kv", "kv", off, len)), k)
-                                        : p.a.read("kv", off + slice, "kv", off, len));
+                                window.add(kind == 0 ? p.a.write(Assignment.local("kv", off).remote("kv", off).length(len))
+                                        : kind == 1 ? p.a.writeWithImm(List.of(Assignment.local("kv", off).remote("kv", off).length(len)), k)
+                                        : p.a.read(Assignment.local("kv", off + slice).remote("kv", off).length(len)));
                                 ranges.add(new long[] {kind, off, len, seed});
                             }
                             for (int k = 0; k < window.size(); k++) {
                                 TransferFuture f = window.get(k);
-                                TransferStatus st = f.get(Duration.ofSeconds(60));
+                                TransferStatus st = f.await(Duration.ofSeconds(60));
                                 long[] r = ranges.get(k);
                                 if (st == TransferStatus.SUCCESS && r[0] != 2) {
                                     long at = Patterns.mismatch(p.kvB, r[1], r[2], r[3]);
@@ -138,7 +138,7 @@ class FailoverReviewTest {
                 Checks.eventually(() -> sq.availableCredits() == 16, WAIT, "lane " + q0 + "'s credits back");
             }
             Patterns.fill(p.kvA, 0, 100_000, 9);
-            success(p.a.write("kv", 0, "kv", 0, 100_000), WAIT);
+            success(p.a.write(Assignment.local("kv", 0).remote("kv", 0).length(100_000)), WAIT);
             assertThat(Patterns.mismatch(p.kvB, 0, 100_000, 9)).isEqualTo(-1);
             p.assertClean();
             System.out.println("rail death under selective signaling: " + started.get() + " ops, " + failed.get()
@@ -165,7 +165,7 @@ class FailoverReviewTest {
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'kv'")
                     .hasMessageContaining("2 rails");
             Patterns.fill(p.kvA, 0, 4096, 5); // the info in use is unchanged
-            success(p.a.write("kv", 0, "kv", 0, 4096), WAIT);
+            success(p.a.write(Assignment.local("kv", 0).remote("kv", 0).length(4096)), WAIT);
             assertThat(Patterns.mismatch(p.kvB, 0, 4096, 5)).isEqualTo(-1);
         }
     }

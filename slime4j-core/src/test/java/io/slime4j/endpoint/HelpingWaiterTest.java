@@ -67,7 +67,7 @@ class HelpingWaiterTest {
                 TransferFuture r = recvs.get(k);
                 waiters.add(Thread.ofPlatform().start(() -> {
                     try {
-                        r.await(20, TimeUnit.SECONDS);
+                        r.await(Duration.ofSeconds(20));
                     } catch (Exception e) {
                         failure.compareAndSet(null, e);
                     }
@@ -147,7 +147,7 @@ class HelpingWaiterTest {
     void aTimedAwaitThatHelpsTimesOutAndTheOpGoesOn() throws Exception {
         try (EndpointPair p = EndpointPair.open(EndpointConfig.defaults(), 1 << 20)) {
             TransferFuture pending = p.b.recv("kv", 0, 64);
-            assertThatThrownBy(() -> pending.await(30, TimeUnit.MILLISECONDS))
+            assertThatThrownBy(() -> pending.await(Duration.ofMillis(30)))
                     .isInstanceOf(java.util.concurrent.TimeoutException.class);
             assertThat(pending.isDone()).isFalse();
             success(p.a.send("kv", 0, 64));

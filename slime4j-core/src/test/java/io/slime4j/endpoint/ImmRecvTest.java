@@ -22,7 +22,7 @@ class ImmRecvTest {
                 early.add(p.b.immRecv()); // callers first
             }
             for (int i = 0; i < 10; i++) {
-                success(p.a.writeWithImm(List.of(Assignment.of("kv", "kv", i, 1)), 1000 + i));
+                success(p.a.writeWithImm(List.of(Assignment.local("kv", i).remote("kv", i).length(1)), 1000 + i));
             }
             for (int i = 0; i < 5; i++) {
                 assertThat(success(early.get(i)).immediate()).isEqualTo(1000 + i);
@@ -48,7 +48,7 @@ class ImmRecvTest {
         try (EndpointPair p = EndpointPair.open(cfg, 1 << 16)) {
             List<TransferFuture> writes = new ArrayList<>();
             for (int i = 0; i < 2000; i++) {
-                writes.add(p.a.writeWithImm(List.of(Assignment.of("kv", "kv", i % 1000, 8)), i));
+                writes.add(p.a.writeWithImm(List.of(Assignment.local("kv", i % 1000).remote("kv", i % 1000).length(8)), i));
             }
             for (TransferFuture w : writes) {
                 success(w);
@@ -70,7 +70,7 @@ class ImmRecvTest {
             for (int round = 0; round < 5; round++) {
                 Patterns.fill(p.kvA, 0, size, round);
                 TransferFuture imm = p.b.immRecv();
-                TransferFuture w = p.a.writeWithImm(List.of(Assignment.of("kv", "kv", 0, size)), round);
+                TransferFuture w = p.a.writeWithImm(List.of(Assignment.local("kv", 0).remote("kv", 0).length(size)), round);
                 success(imm);
                 // checked when the immediate arrived, before (or whenever) the writer's future completes
                 assertThat(Patterns.mismatch(p.kvB, 0, size, round)).isEqualTo(-1);

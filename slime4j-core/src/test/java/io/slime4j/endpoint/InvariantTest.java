@@ -52,11 +52,11 @@ class InvariantTest {
             Set<OpSignal> signals = Collections.newSetFromMap(new IdentityHashMap<>());
             signals.add(pending.op().signal);
             for (int i = 0; i < 200; i++) {
-                TransferFuture f = p.a.write("kv", 4096 + i * 64L, "kv", 4096 + i * 64L, 64);
+                TransferFuture f = p.a.write(Assignment.local("kv", 4096 + i * 64L).remote("kv", 4096 + i * 64L).length(64));
                 signals.add(f.op().signal);
                 TransferStatus status;
                 try {
-                    status = f.get(Duration.ofSeconds(5));
+                    status = f.await(Duration.ofSeconds(5));
                 } catch (java.util.concurrent.TimeoutException e) {
                     throw new AssertionError("await of " + f + " timed out: its wakeup was not its own (lost to another op)");
                 }
@@ -104,7 +104,7 @@ class InvariantTest {
                             long off = (long) (id * 2 + (i & 1)) * bytes;
                             long seed = id * 1_000_000L + i;
                             Patterns.fill(p.kvA, off, bytes, seed);
-                            TransferFuture f = p.a.write("kv", off, "kv", off, bytes);
+                            TransferFuture f = p.a.write(Assignment.local("kv", off).remote("kv", off).length(bytes));
                             success(f);
                             assertThat(Patterns.mismatch(p.kvB, off, bytes, seed))
                                     .as("bytes of op %s when its future completed", f).isEqualTo(-1);
@@ -185,12 +185,12 @@ class InvariantTest {
         try (EndpointPair p = EndpointPair.open(cfg, FaultConfig.NONE, 1 << 20, hooks)) {
             List<WeakReference<OpState>> dropped = new ArrayList<>();
             for (int i = 0; i < 64; i++) {
-                dropped.add(new WeakReference<>(success(p.a.write("kv", i * 64L, "kv", i * 64L, 64)).op()));
+                dropped.add(new WeakReference<>(success(p.a.write(Assignment.local("kv", i * 64L).remote("kv", i * 64L).length(64))).op()));
             }
             TransferFuture recv = p.b.recv("kv", 8192, 64);
             success(p.a.send("kv", 8192, 64));
             dropped.add(new WeakReference<>(success(recv).op()));
-            TransferFuture kept = success(p.a.write("kv", 0, "kv", 0, 64));
+            TransferFuture kept = success(p.a.write(Assignment.local("kv", 0).remote("kv", 0).length(64)));
             WeakReference<OpState> keptOp = new WeakReference<>(kept.op());
             recv = null;
             p.awaitIdle(Duration.ofSeconds(5));
@@ -279,7 +279,7 @@ class InvariantTest {
             // writes-with-imm long before any immRecv: 4 windows' worth, credits pace them
             List<TransferFuture> writes = new ArrayList<>();
             for (int i = 0; i < 64; i++) {
-                writes.add(p.a.writeWithImm(List.of(Assignment.of("kv", "kv", 65536 + i * 8L, 8)), round * 100 + i));
+                writes.add(p.a.writeWithImm(List.of(Assignment.local("kv", 65536 + i * 8L).remote("kv", 65536 + i * 8L).length(8)), round * 100 + i));
             }
             for (TransferFuture f : writes) {
                 success(f, wait);

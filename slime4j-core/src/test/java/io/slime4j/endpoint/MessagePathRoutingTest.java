@@ -37,7 +37,7 @@ class MessagePathRoutingTest {
             }
             for (int i = 0; i < 8; i++) { // imm credits come back over the meta queue pair (CONTROL)
                 TransferFuture got = p.b.immRecv();
-                success(p.a.writeWithImm(java.util.List.of(Assignment.of("kv", "kv", 0, 64)), i), WAIT);
+                success(p.a.writeWithImm(java.util.List.of(Assignment.local("kv", 0).remote("kv", 0).length(64)), i), WAIT);
                 assertThat(success(got, WAIT).immediate()).isEqualTo(i);
             }
             assertThat(p.a.router().misroutes.sum() + p.b.router().misroutes.sum()).isPositive();

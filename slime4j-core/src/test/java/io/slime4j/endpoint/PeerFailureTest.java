@@ -54,7 +54,7 @@ class PeerFailureTest {
             ep.register("src", arena.allocate(EndpointPeerMain.REGION, 4096));
             ep.register("back", arena.allocate(EndpointPeerMain.REGION, 4096));
             peer.connect(ep);
-            assertThat(ep.write("src", 0, "dst", 0, 4096).join().status()).as("a write before the kill")
+            assertThat(ep.write(Assignment.local("src", 0).remote("dst", 0).length(4096)).join().status()).as("a write before the kill")
                     .isEqualTo(TransferStatus.SUCCESS);
 
             Map<String, TransferFuture> held = new ConcurrentHashMap<>();
@@ -65,13 +65,13 @@ class PeerFailureTest {
             Thread.sleep(200); // the recv's meta is acknowledged before the kill
             peer.kill();
             long killed = System.nanoTime();
-            track(held, doneAt, "write", ep.write("src", 0, "dst", 0, 1 << 20)); // each takes one of the three io slots
-            track(held, doneAt, "read", ep.read("back", 0, "src", 0, 1 << 20));
-            track(held, doneAt, "write-with-imm", ep.writeWithImm(List.of(Assignment.of("src", "dst", 0, 1 << 20)), 7));
+            track(held, doneAt, "write", ep.write(Assignment.local("src", 0).remote("dst", 0).length(1 << 20))); // each takes one of the three io slots
+            track(held, doneAt, "read", ep.read(Assignment.local("back", 0).remote("src", 0).length(1 << 20)));
+            track(held, doneAt, "write-with-imm", ep.writeWithImm(List.of(Assignment.local("src", 0).remote("dst", 0).length(1 << 20)), 7));
             CompletableFuture<Throwable> queued = new CompletableFuture<>();
             AtomicLong queuedAt = new AtomicLong();
             Thread waiter = Thread.ofPlatform().start(() -> {
-                Throwable t = catchThrowable(() -> track(held, doneAt, "queued write", ep.write("src", 0, "dst", 0, 4096)));
+                Throwable t = catchThrowable(() -> track(held, doneAt, "queued write", ep.write(Assignment.local("src", 0).remote("dst", 0).length(4096))));
                 queuedAt.set(System.nanoTime());
                 queued.complete(t);
             });
@@ -111,7 +111,7 @@ class PeerFailureTest {
             LOG.info("peer killed: endpoint failed after {} ms, last of {} ops FAILED {} ms later; reason: {}",
                     (first - killed) / 1_000_000, held.size(), (last - first) / 1_000_000, reason);
 
-            for (Runnable call : List.<Runnable>of(() -> ep.write("src", 0, "dst", 0, 64), () -> ep.recv("back", 0, 64),
+            for (Runnable call : List.<Runnable>of(() -> ep.write(Assignment.local("src", 0).remote("dst", 0).length(64)), () -> ep.recv("back", 0, 64),
                     () -> ep.send("src", 0, 64), ep::immRecv)) {
                 assertThat(catchThrowable(call::run)).as("a call after the failure").isInstanceOf(EndpointException.class)
                         .hasMessageContaining("RETRY_EXC_ERR").hasMessageContaining("the peer stopped answering");

@@ -77,8 +77,8 @@ class RailStressTest {
             long off = rnd.nextLong(SLICE - len);
             long s = thread * 1000L + i;
             Patterns.fill(p.kvA, src + off, len, s);
-            success(p.a.write("kv", src + off, "kv", src + off, len), WAIT);
-            success(p.a.read("kv", back + off, "kv", src + off, len), WAIT);
+            success(p.a.write(Assignment.local("kv", src + off).remote("kv", src + off).length(len)), WAIT);
+            success(p.a.read(Assignment.local("kv", back + off).remote("kv", src + off).length(len)), WAIT);
             assertThat(Patterns.mismatch(p.kvA, back + off, len, s)).as("thread %d round %d", thread, i).isEqualTo(-1);
         }
     }
@@ -90,7 +90,7 @@ class RailStressTest {
             long len = 1 + (i * 77_777L) % SLICE;
             Patterns.fill(p.kvA, base, len, 500 + i);
             TransferFuture got = p.b.immRecv();
-            success(p.a.writeWithImm(List.of(Assignment.of("kv", "kv", base, len)), 1000 + i), WAIT);
+            success(p.a.writeWithImm(List.of(Assignment.local("kv", base).remote("kv", base).length(len)), 1000 + i), WAIT);
             assertThat(success(got, WAIT).immediate()).isEqualTo(1000 + i);
             assertThat(Patterns.mismatch(p.kvB, base, len, 500 + i)).isEqualTo(-1);
         }

@@ -64,12 +64,12 @@ class RoutingTest {
     /** A bit of every kind of traffic from a to b. */
     private static void everyKindOfTraffic(RailPair p) throws InterruptedException {
         Patterns.fill(p.kvA, 0, 1 << 20, 11);
-        success(p.a.write("kv", 0, "kv", 0, 1000), WAIT);                 // WRITE
-        success(p.a.write("kv", 0, "kv", 0, 300 << 10), WAIT);           // SAR (64 KiB segments)
-        success(p.a.read("kv", 1 << 20, "kv", 0, 1000), WAIT);           // READ
+        success(p.a.write(Assignment.local("kv", 0).remote("kv", 0).length(1000)), WAIT);                 // WRITE
+        success(p.a.write(Assignment.local("kv", 0).remote("kv", 0).length(300 << 10)), WAIT);           // SAR (64 KiB segments)
+        success(p.a.read(Assignment.local("kv", 1 << 20).remote("kv", 0).length(1000)), WAIT);           // READ
         TransferFuture got = p.b.immRecv();
-        success(p.a.writeWithImm(List.of(Assignment.of("kv", "kv", 0, 4096), Assignment.of("kv", "kv", 8192, 4096),
-                Assignment.of("kv", "kv", 16384, 4096)), 42), WAIT);     // spread: EAGER immediate
+        success(p.a.writeWithImm(List.of(Assignment.local("kv", 0).remote("kv", 0).length(4096), Assignment.local("kv", 8192).remote("kv", 8192).length(4096),
+                Assignment.local("kv", 16384).remote("kv", 16384).length(4096)), 42), WAIT);     // spread: EAGER immediate
         assertThat(success(got, WAIT).immediate()).isEqualTo(42);
         TransferFuture r = p.b.recv("kv", 2 << 20, 5000);                 // CONTROL
         success(p.a.send("kv", 0, 5000), WAIT);                          // RENDEZVOUS_DATA
@@ -134,7 +134,7 @@ class RoutingTest {
                         List<TransferFuture> fs = new ArrayList<>();
                         for (int k = 0; k < 4; k++) { // 1 MiB units of 16 segments, interleaved with other threads
                             long off = base + ((long) k << 20);
-                            fs.add(p.a.write("kv", off, "kv", off, 1 << 20));
+                            fs.add(p.a.write(Assignment.local("kv", off).remote("kv", off).length(1 << 20)));
                         }
                         for (TransferFuture x : fs) {
                             success(x, WAIT);
@@ -166,7 +166,7 @@ class RoutingTest {
                 Patterns.fill(p.kvA, (long) s << 20, 1 << 20, 21 + s);
             }
             p.inprocWires.get(1).setFaults(FaultConfig.builder().dropRate(1.0).build()); // rail 1 (lanes 1, 3) goes dark
-            TransferFuture f = p.a.write("kv", 0, "kv", 0, 4 << 20); // four 1 MiB stripes, one per lane
+            TransferFuture f = p.a.write(Assignment.local("kv", 0).remote("kv", 0).length(4 << 20)); // four 1 MiB stripes, one per lane
             Checks.eventually(() -> exactStripes(p) == 2, WAIT, "the stripes on rail 0 landed");
             assertThat(f.isDone()).as("done with two stripes missing").isFalse();
             assertThat(exactStripes(p)).isEqualTo(2);
@@ -185,7 +185,7 @@ class RoutingTest {
         QpConfig mtu4k = QpConfig.builder().mtu(4096).build();
         try (RailPair p = RailPair.inproc(1, config(3).selector("striped").qpTemplate(mtu4k).build(), 2 << 20)) {
             Patterns.fill(p.kvA, 0, 1 << 20, 17);
-            success(p.a.write("kv", 0, "kv", 0, 1 << 20), WAIT);
+            success(p.a.write(Assignment.local("kv", 0).remote("kv", 0).length(1 << 20)), WAIT);
             assertThat(Patterns.mismatch(p.kvB, 0, 1 << 20, 17)).isEqualTo(-1);
             long packets = 0;
             long[] perLane = new long[3];
@@ -221,8 +221,8 @@ class RoutingTest {
             List<TransferFuture> reads = new ArrayList<>();
             for (int k = 0; k < 16; k++) { // 256 KiB units: segmented, pinned, round-robin over all four lanes
                 long off = (long) k << 18;
-                writes.add(p.a.write("kv", off, "kv", off, 1 << 18));
-                reads.add(p.a.read("kv", (8 << 20) + off, "kv", (8 << 20) + off, 1 << 18));
+                writes.add(p.a.write(Assignment.local("kv", off).remote("kv", off).length(1 << 18)));
+                reads.add(p.a.read(Assignment.local("kv", (8 << 20) + off).remote("kv", (8 << 20) + off).length(1 << 18)));
             }
             for (TransferFuture f : writes) {
                 success(f, WAIT);
@@ -239,12 +239,12 @@ class RoutingTest {
             assertThat(p.a.stats().reissued.sum()).as("requests re-issued on rail 0").isPositive();
             // the endpoint stays usable: new ops avoid the failed lanes, messages still flow
             for (int k = 0; k < 4; k++) { // four units in turn: two of them chose a failed lane
-                success(p.a.write("kv", 0, "kv", 0, 1 << 20), WAIT);
+                success(p.a.write(Assignment.local("kv", 0).remote("kv", 0).length(1 << 20)), WAIT);
             }
             assertThat(p.a.router().rerouted.sum()).isPositive();
             assertThat(Patterns.mismatch(p.kvB, 0, 4 << 20, 33)).isEqualTo(-1);
             TransferFuture got = p.b.immRecv();
-            success(p.a.writeWithImm(List.of(Assignment.of("kv", "kv", 0, 1 << 20)), 7), WAIT);
+            success(p.a.writeWithImm(List.of(Assignment.local("kv", 0).remote("kv", 0).length(1 << 20)), 7), WAIT);
             assertThat(success(got, WAIT).immediate()).isEqualTo(7);
             TransferFuture r = p.b.recv("kv", 12 << 20, 100);
             success(p.a.send("kv", 0, 100), WAIT);
@@ -260,12 +260,12 @@ class RoutingTest {
         EndpointConfig c = config(2).qpTemplate(impatient).selector((q, cfg) -> lane1).build();
         try (RailPair p = RailPair.inproc(2, c, 1 << 20)) {
             p.inprocWires.get(1).setFaults(FaultConfig.builder().dropRate(1.0).build());
-            TransferFuture f = p.a.writeWithImm(List.of(Assignment.of("kv", "kv", 0, 4096)), 9);
-            assertThat(f.get(WAIT)).isEqualTo(TransferStatus.FAILED);
+            TransferFuture f = p.a.writeWithImm(List.of(Assignment.local("kv", 0).remote("kv", 0).length(4096)), 9);
+            assertThat(f.await(WAIT)).isEqualTo(TransferStatus.FAILED);
             assertThat(f.wcStatus()).isIn(WcStatus.RETRY_EXC_ERR, WcStatus.WR_FLUSH_ERR);
             assertThat(f.failureMessage()).contains("io QP 1");
             // lane 1 is out: the same selector's answers now go to lane 0, and succeed
-            success(p.a.write("kv", 0, "kv", 0, 4096), WAIT);
+            success(p.a.write(Assignment.local("kv", 0).remote("kv", 0).length(4096)), WAIT);
             assertThat(p.a.router().isDead(1)).isTrue();
             p.assertClean();
         }
@@ -275,10 +275,10 @@ class RoutingTest {
     void aCustomSelectorsBadAnswersAreCaughtAtTheCallOrCountedNeverFollowed() throws Exception {
         QpSelector wild = (type, id, qps) -> type == QpOpType.CONTROL ? 2 : type == QpOpType.WRITE ? 99 : 1;
         try (RailPair p = RailPair.inproc(1, config(4).selector((q, cfg) -> wild).build(), 1 << 20)) {
-            assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> p.a.write("kv", 0, "kv", 0, 100)))
+            assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> p.a.write(Assignment.local("kv", 0).remote("kv", 0).length(100))))
                     .isInstanceOf(EndpointException.class).hasMessageContaining("chose lane 99 for WRITE")
                     .hasMessageContaining("lanes are 0..3");
-            success(p.a.read("kv", 0, "kv", 0, 100), WAIT); // READ -> lane 1: fine
+            success(p.a.read(Assignment.local("kv", 0).remote("kv", 0).length(100)), WAIT); // READ -> lane 1: fine
             TransferFuture r = p.b.recv("kv", 0, 100);    // CONTROL -> 2: counted, sent on lane 0 anyway
             success(p.a.send("kv", 0, 100), WAIT);
             success(r, WAIT);

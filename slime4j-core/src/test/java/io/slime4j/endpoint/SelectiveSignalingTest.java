@@ -327,7 +327,7 @@ class SelectiveSignalingTest {
             }
             for (long k = 0; k < immDelivered.get(); k++) {
                 TransferFuture imm = p.b.immRecv();
-                assertThat(imm.get(Duration.ofSeconds(10))).as("immediate %d of %d", k, immDelivered.get())
+                assertThat(imm.await(Duration.ofSeconds(10))).as("immediate %d of %d", k, immDelivered.get())
                         .isEqualTo(TransferStatus.SUCCESS);
             }
             assertThat(p.b.queuedImmediates()).as("immediates beyond one per write-with-imm").isZero();
@@ -422,7 +422,7 @@ class SelectiveSignalingTest {
 
     private static TransferStatus settle(TransferFuture f) throws InterruptedException {
         try {
-            return f.get(OP_BOUND);
+            return f.await(OP_BOUND);
         } catch (TimeoutException e) {
             throw new AssertionError(f + " did not complete within " + OP_BOUND, e);
         }

@@ -210,7 +210,7 @@ final class StressRun {
 
     private TransferStatus await(TransferFuture f) throws InterruptedException {
         try {
-            return f.get(wait);
+            return f.await(wait);
         } catch (TimeoutException ex) {
             throw new AssertionError(f + " did not complete within " + wait);
         }
@@ -305,7 +305,7 @@ final class StressRun {
             ops.increment();
             TransferStatus s;
             try {
-                s = f.get(wait);
+                s = f.await(wait);
             } catch (TimeoutException e) {
                 throw new AssertionError(f + " waited " + wait + " for an immediate");
             }

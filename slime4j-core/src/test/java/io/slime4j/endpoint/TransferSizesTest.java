@@ -49,11 +49,11 @@ class TransferSizesTest {
                 seed++;
                 // write
                 Patterns.fill(p.kvA, SRC, n, seed);
-                ok(p.a.write("kv", SRC, "kv", DST, n), n);
+                ok(p.a.write(Assignment.local("kv", SRC).remote("kv", DST).length(n)), n);
                 assertThat(Patterns.mismatch(p.kvB, DST, n, seed)).as("write of %d bytes", n).isEqualTo(-1);
                 // read
                 Patterns.fill(p.kvB, SRC, n, seed + 1000);
-                ok(p.a.read("kv", DST, "kv", SRC, n), n);
+                ok(p.a.read(Assignment.local("kv", DST).remote("kv", SRC).length(n)), n);
                 assertThat(Patterns.mismatch(p.kvA, DST, n, seed + 1000)).as("read of %d bytes", n).isEqualTo(-1);
                 // write-with-imm, as a batch of two assignments: the immediate arrives after all of it
                 Patterns.fill(p.kvA, SRC, n, seed + 2000);
@@ -61,7 +61,7 @@ class TransferSizesTest {
                 TransferFuture imm = p.b.immRecv();
                 ok(p.a.writeWithImm(List.of(new Assignment("kv", SRC, "kv", DST, half),
                         new Assignment("kv", SRC + half, "kv", DST + half, n - half)), (int) n), n);
-                assertThat(imm.get(Duration.ofSeconds(60))).isEqualTo(TransferStatus.SUCCESS);
+                assertThat(imm.await(Duration.ofSeconds(60))).isEqualTo(TransferStatus.SUCCESS);
                 assertThat(imm.immediate()).isEqualTo((int) n);
                 assertThat(Patterns.mismatch(p.kvB, DST, n, seed + 2000)).as("write-with-imm of %d bytes", n)
                         .isEqualTo(-1);
@@ -78,7 +78,7 @@ class TransferSizesTest {
     }
 
     private static void ok(TransferFuture f, long bytes) throws Exception {
-        assertThat(f.get(Duration.ofSeconds(60))).as("%s: %s", f, f.failureMessage()).isEqualTo(TransferStatus.SUCCESS);
+        assertThat(f.await(Duration.ofSeconds(60))).as("%s: %s", f, f.failureMessage()).isEqualTo(TransferStatus.SUCCESS);
         assertThat(f.byteCount()).as("byte count of %s", f).isEqualTo(bytes);
     }
 }
