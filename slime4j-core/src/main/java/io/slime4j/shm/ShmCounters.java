@@ -41,4 +41,16 @@ final class ShmCounters implements Counters {
         }
         return map;
     }
+
+    @Override
+    public String toString() {
+        StringBuilder sb = new StringBuilder("{");
+        for (Counter c : COUNTERS) {
+            long v = values.get(c.id());
+            if (v != 0) {
+                sb.append(sb.length() > 1 ? ", " : "").append(c.name()).append('=').append(v);
+            }
+        }
+        return sb.append('}').toString();
+    }
 }

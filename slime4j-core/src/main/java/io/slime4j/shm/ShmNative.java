@@ -24,6 +24,7 @@ final class ShmNative {
     static final int MFD_CLOEXEC = 1;
     static final int PROT_RW = 3;
     static final int MAP_SHARED = 1;
+    static final int MAP_POPULATE = 0x8000;
     static final int FUTEX_WAIT = 0;
     static final int FUTEX_WAKE = 1;
     static final int EAGAIN = 11;
@@ -44,7 +45,7 @@ final class ShmNative {
     private static final long ST_SIZE = 48;
 
     private static final String UNAVAILABLE;
-    private static MethodHandle memfdCreate, ftruncate, mmap, munmap, open, close, fstat, syscall3, syscall6, poll,
+    private static MethodHandle memfdCreate, ftruncate, fallocate, mmap, munmap, open, close, fstat, syscall3, syscall6, poll,
             vmRead, vmWrite, getpid, geteuid;
 
     static {
@@ -60,6 +61,7 @@ final class ShmNative {
                 ValueLayout a = ValueLayout.ADDRESS;
                 memfdCreate = h(libc, "memfd_create", FunctionDescriptor.of(i, a, i));
                 ftruncate = h(libc, "ftruncate", FunctionDescriptor.of(i, i, l));
+                fallocate = h(libc, "fallocate", FunctionDescriptor.of(i, i, i, l, l));
                 mmap = h(libc, "mmap", FunctionDescriptor.of(a, a, l, i, i, i, l));
                 munmap = h(libc, "munmap", FunctionDescriptor.of(i, a, l));
                 open = h(libc, "open", FunctionDescriptor.of(i, a, i));
@@ -117,7 +119,11 @@ final class ShmNative {
         }
     }
 
-    /** memfd_create + ftruncate: an anonymous shared file of {@code size} bytes; returns the fd. */
+    /**
+     * memfd_create + ftruncate + fallocate: an anonymous shared file of {@code size} bytes whose
+     * pages are reserved now (so that a full tmpfs is an exception here, never a SIGBUS on a later
+     * write); returns the fd.
+     */
     static int memfd(String name, long size) {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment st = a.allocate(CALL_STATE);
@@ -131,6 +137,13 @@ final class ShmNative {
                 closeFd(fd);
                 throw new ShmException("ftruncate of a memfd to " + size + " bytes failed, errno " + e);
             }
+            r = (int) fallocate.invokeExact(st, fd, 0, 0L, size);
+            if (r < 0) {
+                int e = errno(st);
+                closeFd(fd);
+                throw new ShmException("cannot reserve " + size + " bytes of shared memory (fallocate errno " + e
+                        + (e == 28 ? ": no space left in the memfd's tmpfs" : "") + ")");
+            }
             return fd;
         } catch (ShmException e) {
             throw e;
@@ -139,11 +152,12 @@ final class ShmNative {
         }
     }
 
-    /** Maps {@code size} bytes of {@code fd} shared, read-write; returns the address. */
+    /** Maps {@code size} bytes of {@code fd} shared, read-write, page tables populated; returns the address. */
     static long map(int fd, long size) {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment st = a.allocate(CALL_STATE);
-            MemorySegment p = (MemorySegment) mmap.invokeExact(st, MemorySegment.NULL, size, PROT_RW, MAP_SHARED, fd, 0L);
+            MemorySegment p = (MemorySegment) mmap.invokeExact(st, MemorySegment.NULL, size, PROT_RW,
+                    MAP_SHARED | MAP_POPULATE, fd, 0L);
             if (p.address() == -1L) {
                 throw new ShmException("mmap of " + size + " bytes failed, errno " + errno(st));
             }

@@ -54,8 +54,8 @@ class PeerKillTest {
             throws Exception {
         Set<Thread> before = slime4jThreads();
         QpConfig qp = QpConfig.builder().ackTimeout(ACK_TIMEOUT).retryCount(RETRY_COUNT).build();
-        peer = new PeerProcess("--ack-timeout-ms", "20", "--retry-count", "3", "--max-seconds", "60");
-        local = new LocalSide("kill-a", qp);
+        peer = new PeerProcess(peerOptions("--ack-timeout-ms", "20", "--retry-count", "3", "--max-seconds", "60"));
+        local = newLocalSide("kill-a", qp);
         local.qp.connect(peer.info);
         var info = local.qp.localInfo();
         peer.call("CONNECT " + info.address() + " " + info.qpn() + " " + info.psn() + " " + info.token(), "OK");
@@ -95,7 +95,7 @@ class PeerKillTest {
         // hangs" bound, not a timing claim; the log line below reports the time it took.
         Duration budget = ACK_TIMEOUT.multipliedBy((1L << (RETRY_COUNT + 1)) - 1);
         assertThat(failedAfter).as("time from the kill until every request failed (retry budget %s)", budget)
-                .isLessThan(budget.plusSeconds(15));
+                .isLessThan(failureBound(budget));
         assertThat(local.qp.state()).isEqualTo(QpState.ERR);
         LOG.info("peer killed after write 0 completed: {} writes succeeded after the kill, write {} failed with "
                         + "RETRY_EXC_ERR {} ms after the kill (retry budget {} ms), {} flushed; counters {}",
@@ -109,6 +109,21 @@ class PeerKillTest {
         assertThat(local.device.counters().get(Counter.AGENT_ERRORS)).isZero();
         assertThat(slime4jThreads()).as("slime4j threads after the device closed").isSubsetOf(before);
         assertThat(peer.process().isAlive()).isFalse();
+    }
+
+    /** The child's options: {@code base} plus what a subclass adds (another device). */
+    protected String[] peerOptions(String... base) {
+        return base;
+    }
+
+    /** This process's side. */
+    protected LocalSide newLocalSide(String name, QpConfig qp) {
+        return new LocalSide(name, qp);
+    }
+
+    /** How long after the kill every request must have failed: a "never hangs" bound over the retry budget. */
+    protected Duration failureBound(Duration retryBudget) {
+        return retryBudget.plusSeconds(15);
     }
 
     private static Set<Thread> slime4jThreads() {
