@@ -29,6 +29,24 @@ public record ShmConfig(String name, boolean busyPoll, Duration spin, Duration m
         return new Builder();
     }
 
+    /**
+     * A builder with the environment's settings: {@code slime4j.shm.busyPoll} (system property) or
+     * {@code SLIME4J_SHM_BUSY_POLL} (environment variable), true or false.
+     *
+     * @throws IllegalArgumentException if the value is neither
+     */
+    public static Builder fromEnvironment() {
+        String v = System.getProperty("slime4j.shm.busyPoll", System.getenv("SLIME4J_SHM_BUSY_POLL"));
+        Builder b = builder();
+        if (v != null) {
+            if (!v.equals("true") && !v.equals("false")) {
+                throw new IllegalArgumentException("slime4j.shm.busyPoll must be true or false, was '" + v + "'");
+            }
+            b.busyPoll(Boolean.parseBoolean(v));
+        }
+        return b;
+    }
+
     /** Builds an {@link ShmConfig}. */
     public static final class Builder {
         private String name = "shm";
