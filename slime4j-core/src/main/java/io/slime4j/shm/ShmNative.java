@@ -45,6 +45,9 @@ final class ShmNative {
     private static final long ST_SIZE = 48;
 
     private static final String UNAVAILABLE;
+    /** futex without errno capture: the hot path allocates nothing (a failed wait is a spurious wake-up). */
+    private static MethodHandle futex;
+    private static final ThreadLocal<MemorySegment> TIMESPEC = ThreadLocal.withInitial(() -> Arena.global().allocate(16, 8));
     private static MethodHandle memfdCreate, ftruncate, fallocate, mmap, munmap, open, close, fstat, syscall3, syscall6, poll,
             vmRead, vmWrite, getpid, geteuid;
 
@@ -69,6 +72,8 @@ final class ShmNative {
                 fstat = h(libc, "fstat", FunctionDescriptor.of(i, i, a));
                 syscall3 = h(libc, "syscall", FunctionDescriptor.of(l, l, l, l, l));
                 syscall6 = h(libc, "syscall", FunctionDescriptor.of(l, l, l, l, l, l, l, l));
+                futex = LINKER.downcallHandle(libc.find("syscall").orElseThrow(),
+                        FunctionDescriptor.of(l, l, l, l, l, l, l, l));
                 poll = h(libc, "poll", FunctionDescriptor.of(i, a, l, i));
                 vmRead = h(libc, "process_vm_readv", FunctionDescriptor.of(l, i, a, l, a, l, l));
                 vmWrite = h(libc, "process_vm_writev", FunctionDescriptor.of(l, i, a, l, a, l, l));
@@ -218,12 +223,12 @@ final class ShmNative {
 
     /** futex(FUTEX_WAIT) on a shared word while it holds {@code expected}, for at most {@code nanos}. */
     static void futexWait(long address, int expected, long nanos) {
-        try (Arena a = Arena.ofConfined()) {
-            MemorySegment ts = a.allocate(16, 8);
-            ts.set(ValueLayout.JAVA_LONG, 0, nanos / 1_000_000_000L);
-            ts.set(ValueLayout.JAVA_LONG, 8, nanos % 1_000_000_000L);
-            long ignored = (long) syscall6.invokeExact(a.allocate(CALL_STATE), SYS_FUTEX, address, (long) FUTEX_WAIT,
-                    (long) expected, ts.address(), 0L, 0L);
+        MemorySegment ts = TIMESPEC.get();
+        ts.set(ValueLayout.JAVA_LONG, 0, nanos / 1_000_000_000L);
+        ts.set(ValueLayout.JAVA_LONG, 8, nanos % 1_000_000_000L);
+        try {
+            long ignored = (long) futex.invokeExact(SYS_FUTEX, address, (long) FUTEX_WAIT, (long) expected, ts.address(),
+                    0L, 0L);
         } catch (Throwable t) {
             throw new ShmException("futex wait failed", t);
         }
@@ -231,9 +236,9 @@ final class ShmNative {
 
     /** futex(FUTEX_WAKE) of every waiter on a shared word. */
     static void futexWake(long address) {
-        try (Arena a = Arena.ofConfined()) {
-            long ignored = (long) syscall6.invokeExact(a.allocate(CALL_STATE), SYS_FUTEX, address, (long) FUTEX_WAKE,
-                    (long) Integer.MAX_VALUE, 0L, 0L, 0L);
+        try {
+            long ignored = (long) futex.invokeExact(SYS_FUTEX, address, (long) FUTEX_WAKE, (long) Integer.MAX_VALUE,
+                    0L, 0L, 0L);
         } catch (Throwable t) {
             throw new ShmException("futex wake failed", t);
         }
