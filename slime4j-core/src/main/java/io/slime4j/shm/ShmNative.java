@@ -48,6 +48,9 @@ final class ShmNative {
     /** futex without errno capture: the hot path allocates nothing (a failed wait is a spurious wake-up). */
     private static MethodHandle futex;
     private static final ThreadLocal<MemorySegment> TIMESPEC = ThreadLocal.withInitial(() -> Arena.global().allocate(16, 8));
+    /** Per thread: errno capture and two iovecs for process_vm_*, so the copy path allocates nothing. */
+    private static final ThreadLocal<MemorySegment> CROSS_STATE = ThreadLocal.withInitial(
+            () -> Arena.global().allocate((CALL_STATE.byteSize() + 7 & ~7L) + 32, 8));
     private static MethodHandle memfdCreate, ftruncate, fallocate, mmap, munmap, open, close, fstat, syscall3, syscall6, poll,
             vmRead, vmWrite, getpid, geteuid;
 
@@ -273,13 +276,13 @@ final class ShmNative {
      * {@code remote} of process {@code pid}; returns the bytes moved or -errno.
      */
     static long crossMemory(boolean write, int pid, MemorySegment local, long remote, long length) {
-        try (Arena a = Arena.ofConfined()) {
-            MemorySegment st = a.allocate(CALL_STATE);
-            MemorySegment iov = a.allocate(32, 8);
-            iov.set(ValueLayout.JAVA_LONG, 0, local.address());
-            iov.set(ValueLayout.JAVA_LONG, 8, length);
-            iov.set(ValueLayout.JAVA_LONG, 16, remote);
-            iov.set(ValueLayout.JAVA_LONG, 24, length);
+        MemorySegment st = CROSS_STATE.get();
+        MemorySegment iov = st.asSlice(CALL_STATE.byteSize() + 7 & ~7L, 32);
+        iov.set(ValueLayout.JAVA_LONG, 0, local.address());
+        iov.set(ValueLayout.JAVA_LONG, 8, length);
+        iov.set(ValueLayout.JAVA_LONG, 16, remote);
+        iov.set(ValueLayout.JAVA_LONG, 24, length);
+        try {
             long r = write
                     ? (long) vmWrite.invokeExact(st, pid, iov, 1L, iov.asSlice(16), 1L, 0L)
                     : (long) vmRead.invokeExact(st, pid, iov, 1L, iov.asSlice(16), 1L, 0L);
