@@ -21,12 +21,12 @@ final class Results {
     private final List<String> notes = new ArrayList<>();
     private final List<String> columns = new ArrayList<>();
 
-    /** Columns in table order: the systems, and after slime4j its write-with-imm variant. */
+    /** Columns in table order: the systems, and after slime4j and shm their write-with-imm variants. */
     Results(List<String> systems) {
         for (String s : systems) {
             columns.add(s);
-            if (s.equals("slime4j")) {
-                columns.add("slime4j@imm");
+            if (s.equals("slime4j") || s.equals("shm")) {
+                columns.add(s + "@imm");
             }
         }
     }
