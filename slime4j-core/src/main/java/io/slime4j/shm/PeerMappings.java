@@ -60,6 +60,11 @@ final class PeerMappings implements AutoCloseable {
         }
     }
 
+    /** How many files are mapped (grows when {@link #map} had to map a new one). */
+    synchronized int size() {
+        return mappings.size();
+    }
+
     /** Unmaps everything. Only once no thread can touch the mappings any more. */
     @Override
     public synchronized void close() {

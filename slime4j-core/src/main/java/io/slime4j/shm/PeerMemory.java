@@ -95,7 +95,11 @@ final class PeerMemory {
         long base = entry.get(java.lang.foreign.ValueLayout.JAVA_LONG, sge + Layout.S_OFFSET)
                 + (addr - entry.get(java.lang.foreign.ValueLayout.JAVA_LONG, sge + Layout.S_ADDR));
         try {
+            int mapped = mappings.size();
             MemorySegment file = mappings.map(peer.pid, fd, inode);
+            if (mappings.size() != mapped) {
+                progress.run(); // mapping a large file took a while: that was work, not silence
+            }
             return file.asSlice(base, len);
         } catch (ShmException | IndexOutOfBoundsException e) {
             throw new PeerAccessException("cannot map the requester's shared memory: " + e.getMessage());

@@ -22,6 +22,15 @@ class ShmPeerKillTest extends PeerKillTest {
         return LocalSide.shm(name, qp, true);
     }
 
+    /**
+     * The default 100 ms: the kill is seen through the pidfd, not the retry budget, so a short ACK
+     * timeout would only fail healthy requests on a starved machine before the kill.
+     */
+    @Override
+    protected Duration ackTimeout() {
+        return QpConfig.defaults().ackTimeout();
+    }
+
     @Override
     protected Duration failureBound(Duration retryBudget) {
         return Duration.ofSeconds(3); // the pidfd check runs every millisecond; 3 s absorbs a loaded machine
