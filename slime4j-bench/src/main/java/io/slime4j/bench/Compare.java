@@ -7,7 +7,8 @@ import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * The side-by-side comparison: the same workloads run against slime4j and the peers a user would
+ * The side-by-side comparison: the same workloads run against slime4j (soft over UDP, and the shm
+ * device between two processes of one host) and the peers a user would
  * pick instead (Aeron, UCX through JUCX, plain NIO TCP and UDP), one system after another in one
  * invocation, each system's two sides in two child JVMs; memcpy in this JVM as the physical limit.
  * Prints one markdown table with absolute figures and ratios to slime4j, and with {@code --out}
@@ -74,7 +75,9 @@ public final class Compare {
             if (system.equals("memcpy")) {
                 if (o.workloads.contains(Side.Workload.BANDWIDTH)) {
                     for (int size : o.bandwidthSizes) {
-                        results.put("memcpy", "bw." + size, Memcpy.bandwidth(size, Math.max(o.bytes, 1L << 30)));
+                        double copy = Memcpy.bandwidth(size, Math.max(o.bytes, 1L << 30));
+                        results.put("memcpy", "bw." + size, copy);
+                        results.put("memcpy", "bwread." + size, copy);
                     }
                 }
                 continue;

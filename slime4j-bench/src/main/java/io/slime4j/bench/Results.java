@@ -21,12 +21,12 @@ final class Results {
     private final List<String> notes = new ArrayList<>();
     private final List<String> columns = new ArrayList<>();
 
-    /** Columns in table order: the systems, and after slime4j its write-with-imm variant. */
+    /** Columns in table order: the systems, and after slime4j and shm their write-with-imm variants. */
     Results(List<String> systems) {
         for (String s : systems) {
             columns.add(s);
-            if (s.equals("slime4j")) {
-                columns.add("slime4j@imm");
+            if (s.equals("slime4j") || s.equals("shm")) {
+                columns.add(s + "@imm");
             }
         }
     }
@@ -77,6 +77,9 @@ final class Results {
             for (int s : o.bandwidthSizes) {
                 out.add(new Metric("bw." + s, Options.format(s) + " one-sided write", "MB/s", 1));
             }
+            for (int s : o.bandwidthSizes) { // measured by the shm device only (memcpy: the same copy)
+                out.add(new Metric("bwread." + s, Options.format(s) + " one-sided read", "MB/s", 1));
+            }
         }
         return out;
     }
@@ -85,6 +88,8 @@ final class Results {
         return switch (column) {
             case "slime4j" -> "slime4j";
             case "slime4j@imm" -> "slime4j write-with-imm";
+            case "shm" -> "slime4j shm (same host)";
+            case "shm@imm" -> "slime4j shm write-with-imm";
             case "aeron" -> "Aeron";
             case "jucx" -> "JUCX";
             case "tcp" -> "NIO TCP";

@@ -1,5 +1,6 @@
 package io.slime4j.bench;
 
+import io.slime4j.verbs.Counter;
 import io.slime4j.soft.SoftCounters;
 import io.slime4j.soft.SoftCounter;
 import io.slime4j.endpoint.Assignment;
@@ -158,8 +159,8 @@ public final class RoutingBench {
             long timeouts = 0;
             long drops = 0;
             for (VerbsDevice d : devices) {
-                retransmits += SoftCounters.of(d).get(SoftCounter.RETRANSMITS);
-                timeouts += SoftCounters.of(d).get(SoftCounter.TIMEOUTS);
+                retransmits += d.counters().get(Counter.RETRANSMITS);
+                timeouts += d.counters().get(Counter.TIMEOUTS);
                 drops += SoftCounters.of(d).get(SoftCounter.SEND_DROPS);
                 d.close();
             }

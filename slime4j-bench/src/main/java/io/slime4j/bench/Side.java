@@ -110,7 +110,8 @@ abstract class Side {
 
     static Side create(String system, CompareOptions o, Link link, boolean isA) throws Unavailable {
         return switch (system) {
-            case "slime4j" -> new SlimeSide(o, link, isA);
+            case "slime4j" -> new SlimeSide(o, link, isA, false);
+            case "shm" -> new SlimeSide(o, link, isA, true);
             case "aeron" -> AeronSide.create(o, link, isA);
             case "jucx" -> JucxSide.create(o, link, isA);
             case "tcp" -> new NioTcpSide(o, link, isA);

@@ -6,8 +6,12 @@ import io.slime4j.endpoint.EndpointInfo;
 import io.slime4j.endpoint.RdmaEndpoint;
 import io.slime4j.endpoint.TransferFuture;
 import io.slime4j.endpoint.TransferStatus;
+import io.slime4j.shm.SharedMemory;
+import io.slime4j.shm.ShmConfig;
+import io.slime4j.shm.ShmDevice;
 import io.slime4j.soft.SoftConfig;
 import io.slime4j.soft.SoftDevice;
+import io.slime4j.verbs.VerbsDevice;
 import io.slime4j.wire.udp.UdpWire;
 
 import java.time.Duration;
@@ -16,19 +20,23 @@ import java.util.List;
 
 /**
  * slime4j as a user runs it: an {@link RdmaEndpoint} over a {@link SoftDevice} on the UDP wire,
- * default endpoint settings. Messages are two-sided {@code send}/{@code recv} (variant "") or
- * {@code writeWithImm}/{@code immRecv} (variant "imm"); bandwidth is one-sided {@code write}.
+ * default endpoint settings; or (system "shm") over an {@link ShmDevice} with
+ * {@link SharedMemory} buffers, the two processes on one host. Messages are two-sided
+ * {@code send}/{@code recv} (variant "") or {@code writeWithImm}/{@code immRecv} (variant "imm");
+ * bandwidth is one-sided {@code write}, and for shm also one-sided {@code read}.
  */
 final class SlimeSide extends Side {
     /** Messages outstanding at once: half the default 64 message slots. */
     private static final int MESSAGE_WINDOW = 32;
     private UdpWire wire;
-    private SoftDevice device;
+    private final boolean shm;
+    private VerbsDevice device;
     private Arena arena;
     private RdmaEndpoint ep;
 
-    SlimeSide(CompareOptions options, Link link, boolean isA) {
+    SlimeSide(CompareOptions options, Link link, boolean isA, boolean shm) {
         super(options, link, isA);
+        this.shm = shm;
     }
 
     @Override
@@ -37,15 +45,20 @@ final class SlimeSide extends Side {
         for (int s : options.bandwidthSizes) {
             region = Math.max(region, (long) CompareOptions.window(s) * s);
         }
-        wire = new UdpWire();
-        device = SoftDevice.open(wire, "udp:127.0.0.1:0", SoftConfig.builder().name("compare-" + (isA ? "a" : "b")).build());
+        String name = "compare-" + (isA ? "a" : "b");
+        if (shm) {
+            device = ShmDevice.open(ShmConfig.fromEnvironment().name(name).build());
+        } else {
+            wire = new UdpWire();
+            device = SoftDevice.open(wire, "udp:127.0.0.1:0", SoftConfig.builder().name(name).build());
+        }
         arena = Arena.ofShared();
         // loopback never fragments a datagram: a 60 KiB MTU, as `slime4j perf` picks there (the IB-like
         // default of 4 KiB is for paths with 1500-byte links)
         ep = RdmaEndpoint.open(device, EndpointConfig.builder()
                 .qpTemplate(io.slime4j.verbs.QpConfig.defaults().toBuilder().mtu(60 << 10).build()).build());
-        ep.register("src", arena.allocate(region, 4096));
-        ep.register("dst", arena.allocate(region, 4096));
+        ep.register("src", shm ? SharedMemory.allocate(region, arena) : arena.allocate(region, 4096));
+        ep.register("dst", shm ? SharedMemory.allocate(region, arena) : arena.allocate(region, 4096));
         link.toPeer("INFO " + ep.info().toJson());
         ep.connect(EndpointInfo.fromJson(link.fromPeer("INFO")));
         link.barrier("connected");
@@ -128,22 +141,30 @@ final class SlimeSide extends Side {
         if (!isA) {
             int window = CompareOptions.window(size);
             int n = options.transfers(size);
-            writes(size, window, Math.max(1, n / 10));
+            writes(size, window, Math.max(1, n / 10), false);
             long start = System.nanoTime();
-            writes(size, window, n);
+            writes(size, window, n, false);
             link.result("bw." + size, (double) size * n / ((System.nanoTime() - start) / 1e3));
+            if (shm) {
+                writes(size, window, Math.max(1, n / 10), true);
+                start = System.nanoTime();
+                writes(size, window, n, true);
+                link.result("bwread." + size, (double) size * n / ((System.nanoTime() - start) / 1e3));
+            }
         }
         return true;
     }
 
-    private void writes(int size, int window, int n) throws Exception {
+    /** {@code n} one-sided writes of {@code size} bytes (reads when {@code read}), {@code window} outstanding. */
+    private void writes(int size, int window, int n, boolean read) throws Exception {
         TransferFuture[] ring = new TransferFuture[window];
         for (int i = 0; i < n; i++) {
             int k = i % window;
             if (ring[k] != null) {
                 join(ring[k]);
             }
-            ring[k] = ep.write(Assignment.local("src", (long) k * size).remote("dst", (long) k * size).length(size));
+            ring[k] = read ? ep.read(Assignment.local("src", (long) k * size).remote("dst", (long) k * size).length(size))
+                    : ep.write(Assignment.local("src", (long) k * size).remote("dst", (long) k * size).length(size));
         }
         for (TransferFuture f : ring) {
             if (f != null) {

@@ -139,7 +139,7 @@ public final class WriteBench {
         String counters() {
             return String.format("%d packets sent, %d retransmitted, %d timeouts, %d send drops (socket buffer full);"
                             + "\n  sending port: %s", device.counters().get(Counter.PACKETS_SENT),
-                    SoftCounters.of(device).get(SoftCounter.RETRANSMITS), SoftCounters.of(device).get(SoftCounter.TIMEOUTS),
+                    device.counters().get(Counter.RETRANSMITS), device.counters().get(Counter.TIMEOUTS),
                     SoftCounters.of(device).get(SoftCounter.SEND_DROPS), wire.ports().getFirst().stats())
                     + "\n  receiving port: " + peerStats();
         }

@@ -97,8 +97,8 @@ final class Demo {
 
             Counters c = a.counters();
             out.printf("alice sent %d packets (%d retransmitted, %d timeouts); bob received %d, %d duplicates, %d out of order%n",
-                    c.get(Counter.PACKETS_SENT), SoftCounters.of(a).get(SoftCounter.RETRANSMITS), SoftCounters.of(a).get(SoftCounter.TIMEOUTS),
-                    b.counters().get(Counter.PACKETS_RECEIVED), SoftCounters.of(b).get(SoftCounter.DUPLICATES),
+                    c.get(Counter.PACKETS_SENT), a.counters().get(Counter.RETRANSMITS), a.counters().get(Counter.TIMEOUTS),
+                    b.counters().get(Counter.PACKETS_RECEIVED), b.counters().get(Counter.DUPLICATES),
                     SoftCounters.of(b).get(SoftCounter.OUT_OF_ORDER));
             return 0;
         }

@@ -9,7 +9,7 @@ import io.slime4j.endpoint.EndpointConfig;
 import io.slime4j.endpoint.RdmaEndpoint;
 import io.slime4j.endpoint.TransferFuture;
 import io.slime4j.endpoint.TransferStatus;
-import io.slime4j.soft.SoftDevice;
+import io.slime4j.verbs.VerbsDevice;
 import io.slime4j.wire.Wire;
 import java.time.Duration;
 import java.io.PrintStream;
@@ -37,7 +37,7 @@ final class PerfClient {
     private final Report report;
     private final Progress progress;
     private RdmaEndpoint ep;
-    private SoftDevice device;
+    private VerbsDevice device;
     private MemorySegment local;
     private String current = "the setup";
     private long stride = 1;
@@ -52,12 +52,13 @@ final class PerfClient {
     /** Runs every row; returns 0, or throws a {@link CliException} naming what failed. */
     int run(Wire wire) throws InterruptedException {
         EndpointConfig config = PerfEndpoints.config("perf-client", plan.qps(), plan.selector(), plan.signalEvery(), plan.mtu());
-        try (SoftDevice d = PerfEndpoints.device(wire, channel.localAddress(), "perf-client");
+        boolean shm = plan.wire().equals("shm");
+        try (VerbsDevice d = PerfEndpoints.device(shm, wire, channel.localAddress(), "perf-client");
              Arena arena = Arena.ofShared();
              RdmaEndpoint e = RdmaEndpoint.open(d, config)) {
             device = d;
             ep = e;
-            local = arena.allocate(plan.regionBytes(), 4096);
+            local = PerfEndpoints.allocate(shm, arena, plan.regionBytes());
             ep.register("local", local);
             Map<String, String> hello = new LinkedHashMap<>();
             hello.put("proto", PerfServer.PROTOCOL);
@@ -68,6 +69,9 @@ final class PerfClient {
             }
             hello.put("signalEvery", Integer.toString(plan.signalEvery()));
             hello.put("mtu", Integer.toString(plan.mtu()));
+            if (shm) {
+                hello.put("device", "shm");
+            }
             BootstrapMessage reply = exchange(BootstrapMessage.of(ep.info(), hello));
             if (reply.options().containsKey("error") || reply.info() == null) {
                 throw new CliException("the server refused the run: " + reply.get("error", "no endpoint info"));
@@ -103,7 +107,7 @@ final class PerfClient {
         cmd.put("checked", Long.toString(row.checkedBytes()));
         cmd.put("verify", Boolean.toString(plan.verify()));
         exchange(BootstrapMessage.of(cmd));
-        long[] before = PerfEndpoints.snapshot(device.protocolCounters());
+        long[] before = PerfEndpoints.snapshot(device);
 
         progress.start(row.label(), row.count());
         run(row, 0, row.warmup(), null);
@@ -137,7 +141,7 @@ final class PerfClient {
             }
             verified = true;
         }
-        long[] after = PerfEndpoints.snapshot(device.protocolCounters());
+        long[] after = PerfEndpoints.snapshot(device);
         long[] counters = new long[after.length];
         for (int i = 0; i < counters.length; i++) {
             counters[i] = after[i] - before[i] + Long.parseLong(result.require(PerfEndpoints.REPORTED[i].name()));

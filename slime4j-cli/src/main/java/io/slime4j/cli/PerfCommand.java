@@ -103,7 +103,8 @@ final class PerfCommand implements Callable<Integer> {
     String mtu;
 
     @Option(names = "--wire", paramLabel = "WIRE",
-            description = "udp (default: two processes) or inproc (both sides in this process).", defaultValue = "udp")
+            description = "udp (default: two processes), shm (two processes on this host, shared memory) or inproc"
+                    + " (both sides in this process).", defaultValue = "udp")
     String wire;
 
     @Option(names = "--verify", description = "Check every byte where it landed (pattern of a seed and the offset).")
@@ -173,7 +174,8 @@ final class PerfCommand implements Callable<Integer> {
         }
         try (LoopbackServer peer = LoopbackServer.start();
              BootstrapChannel channel = Bootstrap.connect("127.0.0.1", peer.port(), timeout)) {
-            return client(plan, channel, PerfEndpoints::udpWire, "two processes on loopback");
+            return client(plan, channel, PerfEndpoints::udpWire, plan.wire().equals("shm")
+                    ? "two processes on this host" : "two processes on loopback");
         }
     }
 
@@ -272,8 +274,12 @@ final class PerfCommand implements Callable<Integer> {
         if (size != null && sizes != null) {
             throw new IllegalArgumentException("give --size or --sizes, not both");
         }
-        if (!wire.equals("udp") && !wire.equals("inproc")) {
-            throw new IllegalArgumentException("--wire must be udp or inproc, was '" + wire + "'");
+        if (!wire.equals("udp") && !wire.equals("inproc") && !wire.equals("shm")) {
+            throw new IllegalArgumentException("--wire must be udp, shm or inproc, was '" + wire + "'");
+        }
+        if (wire.equals("shm") && connect != null) {
+            throw new IllegalArgumentException("--wire shm reaches processes on this host only; it cannot be combined"
+                    + " with --connect");
         }
         range("--qps", qps, 1, 64);
         if (iters != null) {

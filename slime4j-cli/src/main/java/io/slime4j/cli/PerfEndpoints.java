@@ -1,20 +1,30 @@
 package io.slime4j.cli;
 
+import io.slime4j.verbs.Counter;
 import io.slime4j.endpoint.EndpointConfig;
+import io.slime4j.shm.SharedMemory;
+import io.slime4j.shm.ShmConfig;
+import io.slime4j.shm.ShmDevice;
 import io.slime4j.soft.SoftConfig;
 import io.slime4j.soft.SoftDevice;
 import io.slime4j.soft.SoftCounter;
 import io.slime4j.soft.SoftCounters;
+import io.slime4j.verbs.VerbsDevice;
 import io.slime4j.wire.Wire;
 import io.slime4j.wire.udp.UdpConfig;
 import io.slime4j.wire.udp.UdpWire;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.net.Inet6Address;
 import java.net.InetAddress;
 
-/** What both sides of {@code perf} open: a wire, a soft device on it, and the endpoint settings. */
+/**
+ * What both sides of {@code perf} open: a wire and a soft device on it (or, for {@code --wire shm},
+ * an shm device and {@link SharedMemory} buffers), and the endpoint settings.
+ */
 final class PerfEndpoints {
     /** The transport counters every result row reports, summed over both sides. */
-    static final SoftCounter[] REPORTED = {SoftCounter.RETRANSMITS, SoftCounter.DUPLICATES, SoftCounter.TIMEOUTS};
+    static final Counter[] REPORTED = {Counter.RETRANSMITS, Counter.DUPLICATES, Counter.TIMEOUTS};
 
     private PerfEndpoints() {}
 
@@ -33,6 +43,22 @@ final class PerfEndpoints {
             address = "inproc:" + name;
         }
         return SoftDevice.open(wire, address, SoftConfig.builder().name(name).build());
+    }
+
+    /**
+     * The device of one side: an shm device when {@code shm} (busy-polling when
+     * {@code slime4j.shm.busyPoll} is true), else a soft device on {@code wire}.
+     */
+    static VerbsDevice device(boolean shm, Wire wire, InetAddress local, String name) {
+        if (shm) {
+            return ShmDevice.open(ShmConfig.fromEnvironment().name(name).build());
+        }
+        return device(wire, local, name);
+    }
+
+    /** The buffer of one side: shared memory for shm (peers map it: one memcpy), else plain off-heap memory. */
+    static MemorySegment allocate(boolean shm, Arena arena, long bytes) {
+        return shm ? SharedMemory.allocate(bytes, arena) : arena.allocate(bytes, 4096);
     }
 
     /**
@@ -64,11 +90,11 @@ final class PerfEndpoints {
         }
     }
 
-    /** The reported counters of {@code counters}. */
-    static long[] snapshot(SoftCounters counters) {
+    /** The reported counters of {@code device} (zeros where it has no retransmitting wire, e.g. shm). */
+    static long[] snapshot(VerbsDevice device) {
         long[] v = new long[REPORTED.length];
         for (int i = 0; i < v.length; i++) {
-            v[i] = counters.get(REPORTED[i]);
+            v[i] = device.counters().get(REPORTED[i]);
         }
         return v;
     }

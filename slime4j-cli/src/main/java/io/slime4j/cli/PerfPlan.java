@@ -11,7 +11,7 @@ import java.util.List;
  * @param selector    the queue pair selector name, or null for the endpoint's default
  * @param signalEvery signal one request in this many, or 0 for the endpoint's default
  * @param mtu         payload bytes per packet of both sides' queue pairs
- * @param wire        {@code udp} or {@code inproc}
+ * @param wire        {@code udp}, {@code shm} or {@code inproc}
  * @param verify      check every byte where it landed
  * @param json        one JSON object per row instead of the table
  * @param timeout     bound of connecting, of each bootstrap message, and of a transfer without progress

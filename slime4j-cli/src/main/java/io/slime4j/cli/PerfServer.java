@@ -6,7 +6,7 @@ import io.slime4j.endpoint.EndpointConfig;
 import io.slime4j.endpoint.RdmaEndpoint;
 import io.slime4j.endpoint.TransferFuture;
 import io.slime4j.endpoint.TransferStatus;
-import io.slime4j.soft.SoftDevice;
+import io.slime4j.verbs.VerbsDevice;
 import io.slime4j.wire.Wire;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -73,11 +73,12 @@ final class PerfServer {
             channel.send(BootstrapMessage.of(Map.of("error", e.getMessage())), timeout);
             throw new CliException("the client asked for settings this server refuses: " + e.getMessage());
         }
+        boolean shm = "shm".equals(hello.get("device", "soft"));
         try (Wire wire = wires.get();
-             SoftDevice device = PerfEndpoints.device(wire, channel.localAddress(), "perf-server");
+             VerbsDevice device = PerfEndpoints.device(shm, wire, channel.localAddress(), "perf-server");
              Arena arena = Arena.ofShared();
              RdmaEndpoint ep = RdmaEndpoint.open(device, config)) {
-            MemorySegment remote = arena.allocate(region, 4096);
+            MemorySegment remote = PerfEndpoints.allocate(shm, arena, region);
             ep.register("remote", remote);
             try {
                 ep.connect(hello.info());
@@ -105,7 +106,7 @@ final class PerfServer {
                         receiver = op == PerfPlan.Op.SEND || op == PerfPlan.Op.WRITE_IMM
                                 ? Receiver.start(ep, op, bytes, slots, count, Integer.parseInt(m.require("depth")), timeout)
                                 : null;
-                        before = PerfEndpoints.snapshot(device.protocolCounters());
+                        before = PerfEndpoints.snapshot(device);
                         channel.send(BootstrapMessage.of(Map.of("cmd", "ready")), timeout);
                     }
                     case "done" -> {
@@ -126,7 +127,7 @@ final class PerfServer {
     }
 
     private Map<String, String> finish(Map<String, String> row, Receiver receiver, MemorySegment remote,
-                                       SoftDevice device, long[] before) throws InterruptedException {
+                                       VerbsDevice device, long[] before) throws InterruptedException {
         Map<String, String> result = new LinkedHashMap<>();
         result.put("cmd", "result");
         PerfPlan.Op op = PerfPlan.Op.parse(row.get("op"));
@@ -147,7 +148,7 @@ final class PerfServer {
                 result.put("expected", Integer.toString(Pattern.at(seed, at) & 0xFF));
             }
         }
-        long[] after = PerfEndpoints.snapshot(device.protocolCounters());
+        long[] after = PerfEndpoints.snapshot(device);
         for (int i = 0; i < after.length; i++) {
             result.put(PerfEndpoints.REPORTED[i].name(), Long.toString(after[i] - before[i]));
         }

@@ -56,7 +56,11 @@ final class Report {
     private void header(PerfPlan.Row row) {
         out.println(RULE);
         out.printf(" %s %s Test (slime4j perf)%n", row.op().title, row.mode() == PerfPlan.Mode.BW ? "BW" : "Latency");
-        out.printf(" Transport       : soft RC over the %s wire, %s%n", plan.wire(), where);
+        if (plan.wire().equals("shm")) {
+            out.printf(" Transport       : shm device (shared-memory rings, one-copy data), %s%n", where);
+        } else {
+            out.printf(" Transport       : soft RC over the %s wire, %s%n", plan.wire(), where);
+        }
         out.printf(" Queue pairs     : %-6d Outstanding ops : %-6d MTU : %-6d Verify : %s%n", plan.qps(), row.depth(), plan.mtu(),
                 plan.verify() ? "every byte, where it landed" : "off (--verify checks every byte)");
         out.println(RULE);

@@ -62,7 +62,8 @@ class MainTest {
             {"perf", "--wire", "rdma"}, {"perf", "--bogus"}, {"perf", "--server", "--op", "read"}, {"perf", "--port", "1"},
             {"perf", "--mode", "lat", "--depth", "4"}, {"perf", "--size", "1K", "--sizes", "1:2"},
             {"perf", "--signal-every", "0"}, {"perf", "--selector", "stripe"}, {"perf", "--connect", ":1"},
-            {"perf", "--wire", "inproc", "--connect", "h:1"}, {"demo", "--size", "12Q"}, {"bogus"}};
+            {"perf", "--wire", "inproc", "--connect", "h:1"}, {"perf", "--wire", "shm", "--connect", "h:1"},
+            {"demo", "--size", "12Q"}, {"bogus"}};
         for (String[] c : cases) {
             err.reset();
             assertThat(run(c)).as(String.join(" ", c)).isEqualTo(2);

@@ -1,5 +1,6 @@
 package io.slime4j.soft;
 
+import io.slime4j.verbs.Counter;
 import static io.slime4j.soft.HeaderFlyweight.*;
 
 
@@ -41,12 +42,12 @@ final class AckSender {
     /** Refuses the packet of {@code psn} with the NAK {@code verdict} calls for. */
     void nak(int psn, Verdict verdict) {
         if (verdict == Verdict.RNR) {
-            counters.increment(SoftCounter.RNR_NAKS_SENT);
+            counters.increment(Counter.RNR_NAKS_SENT);
         } else {
             errorNakValid = true;
             errorNakPsn = psn;
             errorNakSyndrome = verdict.syndrome;
-            counters.increment(SoftCounter.NAKS_SENT);
+            counters.increment(Counter.NAKS_SENT);
         }
         send(verdict.syndrome, psn);
     }

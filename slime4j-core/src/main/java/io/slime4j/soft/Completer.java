@@ -1,5 +1,6 @@
 package io.slime4j.soft;
 
+import io.slime4j.verbs.Counter;
 import static io.slime4j.soft.HeaderFlyweight.*;
 
 import io.slime4j.verbs.Opcode;
@@ -80,7 +81,7 @@ final class Completer implements SendSegment.Owner {
     }
 
     private void onRnrNak(int psn, long now) {
-        counters.increment(SoftCounter.RNR_NAKS_RECEIVED);
+        counters.increment(Counter.RNR_NAKS_RECEIVED);
         if (!stream.inWindow(psn) || progress.halted || (progress.rnrWaiting && psn == progress.rnrPsn)) {
             return; // stale, or a duplicate of the NAK we are already waiting out
         }
@@ -105,7 +106,7 @@ final class Completer implements SendSegment.Owner {
     }
 
     private void onErrorNak(int psn, int syndrome, long now) {
-        counters.increment(SoftCounter.NAKS_RECEIVED);
+        counters.increment(Counter.NAKS_RECEIVED);
         if (!stream.inWindow(psn)) {
             return;
         }
@@ -136,7 +137,7 @@ final class Completer implements SendSegment.Owner {
         }
         SendWqe w = qp.sendWqe(progress.sqCompleted);
         if (w.started && w.acked && !w.responseDone && now - w.responseProgressNanos > responseTimeoutNanos) {
-            counters.increment(SoftCounter.TIMEOUTS);
+            counters.increment(Counter.TIMEOUTS);
             fail(WcStatus.RETRY_EXC_ERR);
         }
     }

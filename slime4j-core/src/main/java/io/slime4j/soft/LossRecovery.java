@@ -1,5 +1,6 @@
 package io.slime4j.soft;
 
+import io.slime4j.verbs.Counter;
 import static io.slime4j.soft.HeaderFlyweight.F_LAST;
 import static io.slime4j.soft.HeaderFlyweight.before;
 
@@ -288,7 +289,7 @@ final class LossRecovery {
             }
             s.sacked = false; // SACKed, yet still not executed a whole timeout later: send it again
         }
-        counters.increment(SoftCounter.TIMEOUTS);
+        counters.increment(Counter.TIMEOUTS);
         // The retry budget is spent by the oldest unacknowledged segment only: later ones may be
         // waiting behind it, and their timeouts say nothing about the peer (as in InfiniBand, where
         // the retry counter resets whenever the stream makes progress).

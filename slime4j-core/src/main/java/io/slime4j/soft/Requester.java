@@ -1,5 +1,6 @@
 package io.slime4j.soft;
 
+import io.slime4j.verbs.Counter;
 import static io.slime4j.soft.HeaderFlyweight.*;
 
 import io.slime4j.verbs.Opcode;
@@ -216,7 +217,7 @@ final class Requester {
                 // timeouts keep spending the retry budget while the peer is silent
                 device.timers().schedule(s, now + loss.backoff(s.retries));
             }
-            counters.increment(SoftCounter.RETRANSMITS);
+            counters.increment(Counter.RETRANSMITS);
             sent++;
         }
         return sent;

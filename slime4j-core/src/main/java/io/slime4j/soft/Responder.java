@@ -1,5 +1,6 @@
 package io.slime4j.soft;
 
+import io.slime4j.verbs.Counter;
 import static io.slime4j.soft.HeaderFlyweight.*;
 
 
@@ -85,7 +86,7 @@ final class Responder implements Transmitter.PiggyBack {
             case IN_ORDER -> onInOrder(d, packet, payload, now, placed);
             case AHEAD -> onAhead(d, packet, payload, now);
             case DUPLICATE -> {
-                counters.increment(SoftCounter.DUPLICATES);
+                counters.increment(Counter.DUPLICATES);
                 acks.onDuplicate();
             }
             case OUT_OF_WINDOW -> counters.increment(SoftCounter.OUT_OF_WINDOW);

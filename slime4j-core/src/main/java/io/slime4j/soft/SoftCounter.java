@@ -8,10 +8,7 @@ package io.slime4j.soft;
  * twice), so external tools may rely on them.
  */
 public enum SoftCounter {
-    RETRANSMITS(4, "Segments retransmitted"),
     FAST_RETRANSMITS(5, "Segments retransmitted on a duplicate ACK"),
-    TIMEOUTS(6, "Retransmit timer expiries"),
-    DUPLICATES(7, "Duplicate segments received"),
     OUT_OF_ORDER(8, "Segments received out of order"),
     OUT_OF_WINDOW(9, "Segments dropped outside the receive window"),
     BAD_PACKETS(10, "Packets dropped: bad length, version or opcode"),
@@ -20,10 +17,6 @@ public enum SoftCounter {
     UNKNOWN_SOURCE(13, "Packets dropped: source is not the connected peer"),
     ACKS_SENT(14, "Explicit ACK packets sent"),
     ACKS_RECEIVED(15, "ACK or NAK information processed"),
-    RNR_NAKS_SENT(16, "RNR NAKs sent"),
-    RNR_NAKS_RECEIVED(17, "RNR NAKs received"),
-    NAKS_SENT(18, "Error NAKs sent"),
-    NAKS_RECEIVED(19, "Error NAKs received"),
     SEND_DROPS(23, "Packets the wire could not send (buffer full)");
 
     private final int id;

@@ -1,5 +1,6 @@
 package io.slime4j.soft;
 
+import io.slime4j.verbs.Counter;
 import io.slime4j.verbs.QueuePair;
 import io.slime4j.verbs.VerbsDevice;
 
@@ -11,7 +12,7 @@ import java.util.Map;
  * updated concurrently by the device.
  *
  * <pre>{@code
- * long resent = SoftCounters.of(device).get(SoftCounter.RETRANSMITS);
+ * long resent = device.counters().get(Counter.RETRANSMITS);
  * }</pre>
  */
 public interface SoftCounters {

@@ -15,10 +15,21 @@ package io.slime4j.verbs;
  * completion becomes visible, so a reader never sees more polled than generated.
  */
 public enum Counter {
+    // The retransmission, RNR and NAK counters are part of the RC contract (the conformance suites
+    // check them on every device; InfiniBand HCAs report the same events as hardware counters).
+    // Counters only a software wire has (bad or spoofed packets, ACKs, send drops) are the soft
+    // engine's own: io.slime4j.soft.SoftCounter.
     PACKETS_SENT(0, "Packets sent"),
     BYTES_SENT(1, "Bytes sent (headers included)"),
     PACKETS_RECEIVED(2, "Packets received"),
     BYTES_RECEIVED(3, "Bytes received (headers included)"),
+    RETRANSMITS(4, "Segments retransmitted"),
+    TIMEOUTS(6, "Retransmit timer expiries"),
+    DUPLICATES(7, "Duplicate segments received"),
+    RNR_NAKS_SENT(16, "RNR NAKs sent"),
+    RNR_NAKS_RECEIVED(17, "RNR NAKs received"),
+    NAKS_SENT(18, "Error NAKs sent"),
+    NAKS_RECEIVED(19, "Error NAKs received"),
     WR_POSTED(20, "Send work requests posted (receives: RECV_WR_POSTED)"),
     COMPLETIONS_GENERATED(21, "Completions generated (send and receive side)"),
     COMPLETIONS_POLLED(22, "Completions polled (send and receive side)"),

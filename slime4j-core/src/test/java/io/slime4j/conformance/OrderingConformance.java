@@ -290,8 +290,8 @@ public abstract class OrderingConformance extends ConformanceSuite {
         Patterns.assertPattern(readBack.segment(), 0, chunk, seed, "READ after the wrap");
 
         if (!faultsInjected()) {
-            assertThat(p.a.qpCounter(SoftCounter.RETRANSMITS)).as("retransmits of a without faults").isZero();
-            assertThat(p.b.qpCounter(SoftCounter.RETRANSMITS)).as("retransmits of b without faults").isZero();
+            assertThat(p.a.qpCounter(Counter.RETRANSMITS)).as("retransmits of a without faults").isZero();
+            assertThat(p.b.qpCounter(Counter.RETRANSMITS)).as("retransmits of b without faults").isZero();
         }
     }
 
@@ -370,10 +370,10 @@ public abstract class OrderingConformance extends ConformanceSuite {
         }
 
         if (faultsInjected()) {
-            long retransmits = p.a.deviceCounter(SoftCounter.RETRANSMITS) + p.b.deviceCounter(SoftCounter.RETRANSMITS)
-                    + p.a.qpCounter(SoftCounter.RETRANSMITS) + p.b.qpCounter(SoftCounter.RETRANSMITS);
+            long retransmits = p.a.deviceCounter(Counter.RETRANSMITS) + p.b.deviceCounter(Counter.RETRANSMITS)
+                    + p.a.qpCounter(Counter.RETRANSMITS) + p.b.qpCounter(Counter.RETRANSMITS);
             assertThat(retransmits).as("retransmissions on a faulty wire (devices and queue pairs)").isPositive();
-            assertThat(Math.max(p.b.deviceCounter(SoftCounter.DUPLICATES), p.b.qpCounter(SoftCounter.DUPLICATES)))
+            assertThat(Math.max(p.b.deviceCounter(Counter.DUPLICATES), p.b.qpCounter(Counter.DUPLICATES)))
                     .as("duplicates seen by the receiving side on a faulty wire").isPositive();
         }
     }

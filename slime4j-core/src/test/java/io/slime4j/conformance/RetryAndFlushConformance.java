@@ -68,9 +68,9 @@ public abstract class RetryAndFlushConformance extends ConformanceSuite {
         assertThat(elapsed).as("time until RETRY_EXC_ERR with ackTimeout 5 ms, retryCount 3")
                 .isLessThan(Duration.ofSeconds(5));
         Completions.awaitState(s.qp, QpState.ERR);
-        assertThat(s.qpCounter(SoftCounter.RETRANSMITS)).as("retransmissions before giving up")
+        assertThat(s.qpCounter(Counter.RETRANSMITS)).as("retransmissions before giving up")
                 .isGreaterThanOrEqualTo(retryCount);
-        assertThat(s.qpCounter(SoftCounter.TIMEOUTS)).as("retransmit timer expiries").isPositive();
+        assertThat(s.qpCounter(Counter.TIMEOUTS)).as("retransmit timer expiries").isPositive();
         Completions.assertNone(s.sendCq, Duration.ofMillis(50), "completions after every request completed once");
     }
 
@@ -132,7 +132,7 @@ public abstract class RetryAndFlushConformance extends ConformanceSuite {
         // 2 ms doubling, capped at 32 times: about 254 ms in all.
         assertThat(elapsed).as("time until RETRY_EXC_ERR with ackTimeout 2 ms, retryCount 7")
                 .isLessThan(Duration.ofSeconds(5));
-        assertThat(s.qpCounter(SoftCounter.RETRANSMITS))
+        assertThat(s.qpCounter(Counter.RETRANSMITS))
                 .as("retransmissions of the single packet: retryCount 7 = 7 retries")
                 .isEqualTo(7);
         Completions.awaitState(s.qp, QpState.ERR);
@@ -225,8 +225,8 @@ public abstract class RetryAndFlushConformance extends ConformanceSuite {
         }
         // b posts no receive: the SEND stays outstanding (RNR, retried forever), the WRITE behind it too.
         p.a.post(send(1, src, 0, KIB), write(2, src, KIB, KIB, remote, 0));
-        Completions.awaitCondition(() -> Math.max(p.a.qpCounter(SoftCounter.RNR_NAKS_RECEIVED),
-                        p.a.deviceCounter(SoftCounter.RNR_NAKS_RECEIVED)) > 0,
+        Completions.awaitCondition(() -> Math.max(p.a.qpCounter(Counter.RNR_NAKS_RECEIVED),
+                        p.a.deviceCounter(Counter.RNR_NAKS_RECEIVED)) > 0,
                 Duration.ofSeconds(10), "an RNR NAK reaching the requester");
 
         p.a.qp.modifyToError();

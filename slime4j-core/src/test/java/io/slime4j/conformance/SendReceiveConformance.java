@@ -122,9 +122,9 @@ public abstract class SendReceiveConformance extends ConformanceSuite {
         assertCompletion(Completions.take(p.a.sendCq, "the SEND once a receive is posted"), 1, SUCCESS, WcOpcode.SEND);
         assertReceive(p.b.recvCompletion(), 7, WcOpcode.RECV, 2 * KIB, null, p.b);
         Patterns.assertPattern(rcv.segment(), 0, 2 * KIB, seed, "SEND data after RNR retries");
-        assertThat(Math.max(p.a.qpCounter(SoftCounter.RNR_NAKS_RECEIVED), p.a.deviceCounter(SoftCounter.RNR_NAKS_RECEIVED)))
+        assertThat(Math.max(p.a.qpCounter(Counter.RNR_NAKS_RECEIVED), p.a.deviceCounter(Counter.RNR_NAKS_RECEIVED)))
                 .as("RNR NAKs received by the requester (queue pair or device)").isPositive();
-        assertThat(Math.max(p.b.qpCounter(SoftCounter.RNR_NAKS_SENT), p.b.deviceCounter(SoftCounter.RNR_NAKS_SENT)))
+        assertThat(Math.max(p.b.qpCounter(Counter.RNR_NAKS_SENT), p.b.deviceCounter(Counter.RNR_NAKS_SENT)))
                 .as("RNR NAKs sent by the responder (queue pair or device)").isPositive();
     }
 
@@ -141,7 +141,7 @@ public abstract class SendReceiveConformance extends ConformanceSuite {
         assertCompletion(wcs.get(1), 10, WR_FLUSH_ERR, WcOpcode.RDMA_WRITE);
         assertThat(wcs.get(0).qpn()).as("qpn of %s", wcs.get(0)).isEqualTo(p.a.qp.qpn());
         Completions.awaitState(p.a.qp, QpState.ERR);
-        assertThat(Math.max(p.a.qpCounter(SoftCounter.RNR_NAKS_RECEIVED), p.a.deviceCounter(SoftCounter.RNR_NAKS_RECEIVED)))
+        assertThat(Math.max(p.a.qpCounter(Counter.RNR_NAKS_RECEIVED), p.a.deviceCounter(Counter.RNR_NAKS_RECEIVED)))
                 .as("RNR NAKs received by the requester (queue pair or device)").isPositive();
     }
 }

@@ -52,11 +52,26 @@ class CrossProcessTransferTest {
         // the retry budget every ackTimeout/2 without backoff): an engine issue, reported, not a
         // property of the wire.
         QpConfig qp = QpConfig.defaults();
-        peer = new PeerProcess("--max-seconds", "150");
-        local = new LocalSide("cross-a", qp);
+        peer = new PeerProcess(peerOptions("--max-seconds", "150"));
+        local = newLocalSide("cross-a", qp);
         local.qp.connect(peer.info);
         var info = local.qp.localInfo();
         peer.call("CONNECT " + info.address() + " " + info.qpn() + " " + info.psn() + " " + info.token(), "OK");
+    }
+
+    /** The child's options: {@code base} plus what a subclass adds (another device). */
+    protected String[] peerOptions(String... base) {
+        return base;
+    }
+
+    /** This process's side. */
+    protected LocalSide newLocalSide(String name, QpConfig qp) {
+        return new LocalSide(name, qp);
+    }
+
+    /** What the logged figures are over. */
+    protected String transport() {
+        return "UDP loopback";
     }
 
     @AfterEach
@@ -98,7 +113,7 @@ class CrossProcessTransferTest {
                     bytes * 1e3 / nanos));
         }
 
-        LOG.info("UDP loopback, two processes:{} this side {}; peer {}", figures, local.device.counters(),
+        LOG.info("{}, two processes:{} this side {}; peer {}", transport(), figures, local.device.counters(),
                 peer.call("COUNTERS", "COUNTERS"));
         assertThat(total).as("bytes moved in all").isGreaterThanOrEqualTo(256 * MIB);
         assertThat(local.device.counters().get(Counter.AGENT_ERRORS)).isZero();

@@ -1,5 +1,8 @@
 package io.slime4j.crossprocess;
 
+import io.slime4j.shm.SharedMemory;
+import io.slime4j.shm.ShmConfig;
+import io.slime4j.shm.ShmDevice;
 import io.slime4j.soft.SoftConfig;
 import io.slime4j.soft.SoftDevice;
 import io.slime4j.verbs.AccessFlags;
@@ -8,6 +11,7 @@ import io.slime4j.verbs.MemoryRegion;
 import io.slime4j.verbs.ProtectionDomain;
 import io.slime4j.verbs.QpConfig;
 import io.slime4j.verbs.QueuePair;
+import io.slime4j.verbs.VerbsDevice;
 import io.slime4j.verbs.WorkCompletion;
 import io.slime4j.wire.udp.UdpConfig;
 import io.slime4j.wire.udp.UdpWire;
@@ -16,25 +20,42 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-/** The test process's side: a soft device on a UDP rail of 127.0.0.1 with one queue pair. */
+/**
+ * The test process's side: a soft device on a UDP rail of 127.0.0.1 (or an shm device, see
+ * {@link #shm}) with one queue pair.
+ */
 final class LocalSide implements AutoCloseable {
-    final UdpWire wire = new UdpWire(UdpConfig.defaults());
+    final UdpWire wire;
     final Arena arena = Arena.ofShared();
-    final SoftDevice device;
+    final VerbsDevice device;
+    private final boolean sharedMemory;
     final ProtectionDomain pd;
     final CompletionQueue cq;
     final QueuePair qp;
 
     LocalSide(String name, QpConfig config) {
-        device = SoftDevice.open(wire, "udp:127.0.0.1:0", SoftConfig.builder().name(name).build());
+        this(new UdpWire(UdpConfig.defaults()), name, config, false);
+    }
+
+    private LocalSide(UdpWire wire, String name, QpConfig config, boolean sharedMemory) {
+        this.wire = wire;
+        this.sharedMemory = sharedMemory;
+        device = wire == null ? ShmDevice.open(ShmConfig.builder().name(name).build())
+                : SoftDevice.open(wire, "udp:127.0.0.1:0", SoftConfig.builder().name(name).build());
         pd = device.allocateProtectionDomain();
         cq = device.createCompletionQueue(4096);
         qp = device.createQueuePair(pd, config, cq, cq);
     }
 
+    /** The side on an shm device; regions from {@link SharedMemory} when {@code sharedMemory}. */
+    static LocalSide shm(String name, QpConfig config, boolean sharedMemory) {
+        return new LocalSide(null, name, config, sharedMemory);
+    }
+
     /** Zeroed memory registered with every access. */
     MemoryRegion region(long size) {
-        return pd.register(arena.allocate(size, 4096), AccessFlags.ALL);
+        return pd.register(sharedMemory ? SharedMemory.allocate(size, arena) : arena.allocate(size, 4096),
+                AccessFlags.ALL);
     }
 
     /**
@@ -68,7 +89,9 @@ final class LocalSide implements AutoCloseable {
         try {
             device.close();
         } finally {
-            wire.close();
+            if (wire != null) {
+                wire.close();
+            }
             arena.close();
         }
     }

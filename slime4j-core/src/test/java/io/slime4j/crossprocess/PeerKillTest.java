@@ -53,9 +53,9 @@ class PeerKillTest {
     void killingThePeerMidTransferFailsEveryOutstandingRequestWithinTheRetryBudgetAndLeavesNoThreads()
             throws Exception {
         Set<Thread> before = slime4jThreads();
-        QpConfig qp = QpConfig.builder().ackTimeout(ACK_TIMEOUT).retryCount(RETRY_COUNT).build();
-        peer = new PeerProcess("--ack-timeout-ms", "20", "--retry-count", "3", "--max-seconds", "60");
-        local = new LocalSide("kill-a", qp);
+        QpConfig qp = QpConfig.builder().ackTimeout(ackTimeout()).retryCount(RETRY_COUNT).build();
+        peer = new PeerProcess(peerOptions("--ack-timeout-ms", "20", "--retry-count", "3", "--max-seconds", "60"));
+        local = newLocalSide("kill-a", qp);
         local.qp.connect(peer.info);
         var info = local.qp.localInfo();
         peer.call("CONNECT " + info.address() + " " + info.qpn() + " " + info.psn() + " " + info.token(), "OK");
@@ -93,9 +93,9 @@ class PeerKillTest {
         // ACK timeout doubled on each of the retries: 20 + 40 + 80 + 160 ms. On a busy machine the RTT
         // estimate raises the RTO above the ACK timeout (and backoff doubles it), so this is a "never
         // hangs" bound, not a timing claim; the log line below reports the time it took.
-        Duration budget = ACK_TIMEOUT.multipliedBy((1L << (RETRY_COUNT + 1)) - 1);
+        Duration budget = ackTimeout().multipliedBy((1L << (RETRY_COUNT + 1)) - 1);
         assertThat(failedAfter).as("time from the kill until every request failed (retry budget %s)", budget)
-                .isLessThan(budget.plusSeconds(15));
+                .isLessThan(failureBound(budget));
         assertThat(local.qp.state()).isEqualTo(QpState.ERR);
         LOG.info("peer killed after write 0 completed: {} writes succeeded after the kill, write {} failed with "
                         + "RETRY_EXC_ERR {} ms after the kill (retry budget {} ms), {} flushed; counters {}",
@@ -109,6 +109,26 @@ class PeerKillTest {
         assertThat(local.device.counters().get(Counter.AGENT_ERRORS)).isZero();
         assertThat(slime4jThreads()).as("slime4j threads after the device closed").isSubsetOf(before);
         assertThat(peer.process().isAlive()).isFalse();
+    }
+
+    /** This side's ACK timeout (the retry budget that detects the dead peer on soft). */
+    protected Duration ackTimeout() {
+        return ACK_TIMEOUT;
+    }
+
+    /** The child's options: {@code base} plus what a subclass adds (another device). */
+    protected String[] peerOptions(String... base) {
+        return base;
+    }
+
+    /** This process's side. */
+    protected LocalSide newLocalSide(String name, QpConfig qp) {
+        return new LocalSide(name, qp);
+    }
+
+    /** How long after the kill every request must have failed: a "never hangs" bound over the retry budget. */
+    protected Duration failureBound(Duration retryBudget) {
+        return retryBudget.plusSeconds(15);
     }
 
     private static Set<Thread> slime4jThreads() {

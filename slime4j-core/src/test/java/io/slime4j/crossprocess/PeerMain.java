@@ -1,7 +1,11 @@
 package io.slime4j.crossprocess;
 
+import io.slime4j.shm.SharedMemory;
+import io.slime4j.shm.ShmConfig;
+import io.slime4j.shm.ShmDevice;
 import io.slime4j.soft.SoftConfig;
 import io.slime4j.soft.SoftDevice;
+import io.slime4j.verbs.VerbsDevice;
 import io.slime4j.verbs.AccessFlags;
 import io.slime4j.verbs.CompletionQueue;
 import io.slime4j.verbs.MemoryRegion;
@@ -48,7 +52,8 @@ public final class PeerMain {
     private final PrintStream out;
     private final UdpWire wire = new UdpWire(UdpConfig.defaults());
     private final Arena arena = Arena.ofShared();
-    private final SoftDevice device;
+    private final VerbsDevice device;
+    private final boolean sharedMemory;
     private final ProtectionDomain pd;
     private final CompletionQueue cq;
     private final QueuePair qp;
@@ -56,9 +61,11 @@ public final class PeerMain {
     private final WorkRequest wr = new WorkRequest();
     private MemorySegment expected;
 
-    private PeerMain(PrintStream out, QpConfig qpConfig) {
+    private PeerMain(PrintStream out, QpConfig qpConfig, boolean shm, boolean sharedMemory) {
         this.out = out;
-        device = SoftDevice.open(wire, "udp:127.0.0.1:0", SoftConfig.builder().name("peer").build());
+        this.sharedMemory = sharedMemory;
+        device = shm ? ShmDevice.open(ShmConfig.builder().name("peer").build())
+                : SoftDevice.open(wire, "udp:127.0.0.1:0", SoftConfig.builder().name("peer").build());
         pd = device.allocateProtectionDomain();
         cq = device.createCompletionQueue(4096);
         qp = device.createQueuePair(pd, qpConfig, cq, cq);
@@ -67,19 +74,24 @@ public final class PeerMain {
 
     /**
      * Runs the peer. Options: {@code --ack-timeout-ms N}, {@code --retry-count N}, {@code --mtu N},
-     * {@code --max-seconds N} (watchdog, default 300).
+     * {@code --max-seconds N} (watchdog, default 300), {@code --device shm} (the shared-memory device
+     * instead of soft over UDP), {@code --memory shared} (regions from {@link SharedMemory}).
      */
     public static void main(String[] args) throws Exception {
         PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
         System.setOut(System.err); // nothing but replies on the protocol stream
         QpConfig.Builder qp = QpConfig.builder();
         long maxSeconds = 300;
+        boolean shm = false;
+        boolean shared = false;
         for (int i = 0; i + 1 < args.length; i += 2) {
             switch (args[i]) {
                 case "--ack-timeout-ms" -> qp.ackTimeout(Duration.ofMillis(Long.parseLong(args[i + 1])));
                 case "--retry-count" -> qp.retryCount(Integer.parseInt(args[i + 1]));
                 case "--mtu" -> qp.mtu(Integer.parseInt(args[i + 1]));
                 case "--max-seconds" -> maxSeconds = Long.parseLong(args[i + 1]);
+                case "--device" -> shm = args[i + 1].equals("shm");
+                case "--memory" -> shared = args[i + 1].equals("shared");
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
             }
         }
@@ -93,7 +105,7 @@ public final class PeerMain {
                 // exiting anyway
             }
         });
-        PeerMain peer = new PeerMain(out, qp.build());
+        PeerMain peer = new PeerMain(out, qp.build(), shm, shared);
         try {
             peer.run(new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)));
         } finally {
@@ -127,7 +139,9 @@ public final class PeerMain {
                 return "OK";
             }
             case "REGION" -> {
-                MemoryRegion r = pd.register(arena.allocate(Long.parseLong(c[2]), 4096), AccessFlags.ALL);
+                long size = Long.parseLong(c[2]);
+                MemoryRegion r = pd.register(sharedMemory ? SharedMemory.allocate(size, arena)
+                        : arena.allocate(size, 4096), AccessFlags.ALL);
                 regions.put(c[1], r);
                 return "REGION " + c[1] + " " + r.address() + " " + r.length() + " " + r.remoteKey();
             }

@@ -1,5 +1,6 @@
 package io.slime4j.crossprocess;
 
+import io.slime4j.verbs.Counter;
 import io.slime4j.soft.SoftCounter;
 import java.lang.management.ManagementFactory;
 import javax.management.ObjectName;
@@ -20,9 +21,9 @@ public final class TransferMain {
             test.writesReadsSendsAndWritesWithImmediateFromOneByteToSixteenMebibytesArriveByteExact();
             ObjectName device = new ObjectName("io.slime4j:type=SoftDevice,name=\"cross-a\"");
             var server = ManagementFactory.getPlatformMBeanServer();
-            System.out.println("RESULT retransmits=" + server.getAttribute(device, SoftCounter.RETRANSMITS.name())
-                    + " duplicates=" + server.getAttribute(device, SoftCounter.DUPLICATES.name())
-                    + " timeouts=" + server.getAttribute(device, SoftCounter.TIMEOUTS.name()));
+            System.out.println("RESULT retransmits=" + server.getAttribute(device, Counter.RETRANSMITS.name())
+                    + " duplicates=" + server.getAttribute(device, Counter.DUPLICATES.name())
+                    + " timeouts=" + server.getAttribute(device, Counter.TIMEOUTS.name()));
         } finally {
             test.stopPeer();
         }

@@ -1,11 +1,15 @@
 package io.slime4j.endpoint;
 
+import io.slime4j.verbs.Counter;
 import io.slime4j.soft.SoftCounters;
 import io.slime4j.soft.SoftCounter;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.slime4j.shm.ShmConfig;
+import io.slime4j.shm.ShmDevice;
 import io.slime4j.soft.SoftConfig;
 import io.slime4j.soft.SoftDevice;
+import io.slime4j.verbs.VerbsDevice;
 import io.slime4j.verbs.QpConfig;
 import io.slime4j.wire.inproc.FaultConfig;
 import io.slime4j.wire.inproc.InprocWire;
@@ -16,7 +20,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.UnaryOperator;
 
 /**
- * Two connected endpoints {@link #a} and {@link #b} on two soft devices of one in-process wire,
+ * Two connected endpoints {@link #a} and {@link #b} on two soft devices of one in-process wire (or,
+ * inside {@link #onShm}, on two shm devices),
  * each with a region "kv" of {@code regionBytes} (and "src"/"dst" halves are up to the test).
  * Closing checks that the endpoints are clean (no detector fired) and, unless told otherwise, that
  * neither device ever sent or received an RNR NAK.
@@ -25,8 +30,8 @@ final class EndpointPair implements AutoCloseable {
     private static final AtomicInteger N = new AtomicInteger();
 
     final InprocWire wire;
-    final SoftDevice deviceA;
-    final SoftDevice deviceB;
+    final VerbsDevice deviceA;
+    final VerbsDevice deviceB;
     final RdmaEndpoint a;
     final RdmaEndpoint b;
     final MemorySegment kvA;
@@ -38,8 +43,16 @@ final class EndpointPair implements AutoCloseable {
                          UnaryOperator<SoftConfig.Builder> device) {
         int n = N.incrementAndGet();
         wire = new InprocWire(faults);
-        deviceA = SoftDevice.open(wire, "ep-a" + n, device.apply(SoftConfig.builder()).name("ep-a" + n).build());
-        deviceB = SoftDevice.open(wire, "ep-b" + n, device.apply(SoftConfig.builder()).name("ep-b" + n).build());
+        if (ON_SHM.get()) {
+            if (faults.dropRate() > 0 || faults.duplicateRate() > 0 || faults.reorderRate() > 0) {
+                throw new IllegalArgumentException("shm devices have no wire to inject faults into");
+            }
+            deviceA = ShmDevice.open(ShmConfig.builder().name("ep-a" + n).build());
+            deviceB = ShmDevice.open(ShmConfig.builder().name("ep-b" + n).build());
+        } else {
+            deviceA = SoftDevice.open(wire, "ep-a" + n, device.apply(SoftConfig.builder()).name("ep-a" + n).build());
+            deviceB = SoftDevice.open(wire, "ep-b" + n, device.apply(SoftConfig.builder()).name("ep-b" + n).build());
+        }
         a = RdmaEndpoint.open(deviceA, config.toBuilder().name("a" + n).build(), hooks);
         b = RdmaEndpoint.open(deviceB, config.toBuilder().name("b" + n).build(), hooks);
         kvA = arena.allocate(regionBytes, 4096);
@@ -55,6 +68,23 @@ final class EndpointPair implements AutoCloseable {
         EndpointInfo infoB = EndpointInfo.fromJson(b.info().toJson());
         a.connect(infoB);
         b.connect(infoA);
+    }
+
+    private static final ThreadLocal<Boolean> ON_SHM = ThreadLocal.withInitial(() -> false);
+
+    /** Something a test runs, which may throw. */
+    interface Body {
+        void run() throws Exception;
+    }
+
+    /** Runs {@code body} with every pair this thread opens meanwhile on two shm devices instead. */
+    static void onShm(Body body) throws Exception {
+        ON_SHM.set(true);
+        try {
+            body.run();
+        } finally {
+            ON_SHM.remove();
+        }
     }
 
     static EndpointPair open(EndpointConfig config, FaultConfig faults, long regionBytes) {
@@ -94,8 +124,8 @@ final class EndpointPair implements AutoCloseable {
     }
 
     long rnrNaks() {
-        return SoftCounters.of(deviceA).get(SoftCounter.RNR_NAKS_SENT) + SoftCounters.of(deviceA).get(SoftCounter.RNR_NAKS_RECEIVED)
-                + SoftCounters.of(deviceB).get(SoftCounter.RNR_NAKS_SENT) + SoftCounters.of(deviceB).get(SoftCounter.RNR_NAKS_RECEIVED);
+        return deviceA.counters().get(Counter.RNR_NAKS_SENT) + deviceA.counters().get(Counter.RNR_NAKS_RECEIVED)
+                + deviceB.counters().get(Counter.RNR_NAKS_SENT) + deviceB.counters().get(Counter.RNR_NAKS_RECEIVED);
     }
 
     /** Asserts that no detector of either endpoint fired. */

@@ -3,30 +3,53 @@ package io.slime4j.endpoint;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.function.Predicate;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
-/** The endpoint uses only the verbs API: it must run unchanged on any verbs implementation. */
+/**
+ * Layers stay clean: the endpoint uses only the verbs API (so it runs unchanged on any verbs
+ * implementation), and the shm engine uses only the verbs API and the JDK (never soft or a wire).
+ */
 class LayeringTest {
     @Test
     void theEndpointImportsNothingFromTheEngineOrTheWires() throws IOException {
-        Path dir = Path.of("src/main/java/io/slime4j/endpoint");
+        assertThat(offending("endpoint", l -> l.contains("io.slime4j.verbs") || l.contains("io.slime4j.endpoint")))
+                .as("references outside io.slime4j.verbs").isEmpty();
+    }
+
+    @Test
+    void theShmEngineImportsOnlyTheVerbsApi() throws IOException {
+        assertThat(offending("shm", l -> l.contains("io.slime4j.verbs") || l.contains("io.slime4j.shm")))
+                .as("references of io.slime4j.shm outside io.slime4j.verbs").isEmpty();
+    }
+
+    @Test
+    void theSoftEngineAndTheWiresDoNotReachIntoTheShmEngine() throws IOException {
+        for (String pkg : List.of("soft", "wire", "wire/udp", "wire/inproc", "verbs")) {
+            assertThat(offending(pkg, l -> !l.contains("io.slime4j.shm"))).as("references of %s to io.slime4j.shm", pkg)
+                    .isEmpty();
+        }
+    }
+
+    /** Lines of the package's sources naming an io.slime4j type that {@code allowed} does not accept. */
+    private static List<String> offending(String pkg, Predicate<String> allowed) throws IOException {
+        Path dir = Path.of("src/main/java/io/slime4j", pkg);
         assertThat(dir).isDirectory();
-        List<String> offending;
         try (Stream<Path> files = Files.list(dir)) {
-            offending = files.filter(f -> f.toString().endsWith(".java")).flatMap(f -> {
+            return files.filter(f -> f.toString().endsWith(".java")).flatMap(f -> {
                 try {
                     return Files.readAllLines(f).stream().filter(l -> l.contains("io.slime4j.")
-                            && !l.startsWith("package ") && !l.contains("io.slime4j.verbs") && !l.contains("io.slime4j.endpoint"))
+                                    && !l.startsWith("package ") && !allowed.test(l))
                             .map(l -> f.getFileName() + ": " + l.strip());
                 } catch (IOException e) {
-                    throw new java.io.UncheckedIOException(e);
+                    throw new UncheckedIOException(e);
                 }
             }).toList();
         }
-        assertThat(offending).as("references outside io.slime4j.verbs").isEmpty();
     }
 }

@@ -1,5 +1,6 @@
 package io.slime4j.soft;
 
+import io.slime4j.verbs.Counter;
 import static io.slime4j.soft.OutboundHarness.psn;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -119,7 +120,7 @@ class LossRecoveryTest {
         h.sendRetransmits();
         h.now += 8 * rto + 20_000;
         assertThat(h.fireTimers()).as("retry count 3 spent").containsExactly(LossRecovery.Timeout.EXHAUSTED);
-        assertThat(h.count(SoftCounter.TIMEOUTS)).isEqualTo(4);
+        assertThat(h.count(Counter.TIMEOUTS)).isEqualTo(4);
     }
 
     @Test
@@ -154,7 +155,7 @@ class LossRecoveryTest {
         h.loss.onDutyCycle(h.now);
         assertThat(s.queuedForRetransmit).isTrue();
         assertThat(s.retries).as("the probe spends the first retry").isEqualTo(1);
-        assertThat(h.count(SoftCounter.TIMEOUTS)).as("without a timeout").isZero();
+        assertThat(h.count(Counter.TIMEOUTS)).as("without a timeout").isZero();
     }
 
     @Test

@@ -121,4 +121,8 @@ final class OutboundHarness {
     long count(SoftCounter c) {
         return counters.get(c);
     }
+
+    long count(io.slime4j.verbs.Counter c) {
+        return counters.get(c);
+    }
 }

@@ -90,15 +90,15 @@ class SoftDeviceDutyCycleTest {
 
         now += ACK_TIMEOUT.toNanos() / 4; // b does not run: no ACK comes back
         a.doWork(now);
-        assertThat(a.protocolCounters().get(SoftCounter.RETRANSMITS)).as("before the RTO").isZero();
+        assertThat(a.counters().get(Counter.RETRANSMITS)).as("before the RTO").isZero();
 
         now += ACK_TIMEOUT.toNanos();
         a.doWork(now);
-        assertThat(a.protocolCounters().get(SoftCounter.TIMEOUTS)).isEqualTo(1);
-        assertThat(a.protocolCounters().get(SoftCounter.RETRANSMITS)).isEqualTo(1);
+        assertThat(a.counters().get(Counter.TIMEOUTS)).isEqualTo(1);
+        assertThat(a.counters().get(Counter.RETRANSMITS)).isEqualTo(1);
 
         b.doWork(now); // the original and the copy arrive: the copy is a duplicate, answered at once
-        assertThat(b.protocolCounters().get(SoftCounter.DUPLICATES)).isEqualTo(1);
+        assertThat(b.counters().get(Counter.DUPLICATES)).isEqualTo(1);
         assertThat(b.protocolCounters().get(SoftCounter.ACKS_SENT)).isEqualTo(1);
         a.doWork(now);
 
@@ -123,6 +123,6 @@ class SoftDeviceDutyCycleTest {
         a.doWork(now);
         WorkCompletion[] wc = WorkCompletion.array(4);
         assertThat(cqA.poll(wc)).isEqualTo(1);
-        assertThat(a.protocolCounters().get(SoftCounter.RETRANSMITS)).isZero();
+        assertThat(a.counters().get(Counter.RETRANSMITS)).isZero();
     }
 }

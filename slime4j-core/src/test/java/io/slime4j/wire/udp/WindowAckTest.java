@@ -1,5 +1,6 @@
 package io.slime4j.wire.udp;
 
+import io.slime4j.verbs.Counter;
 import io.slime4j.soft.SoftCounters;
 import io.slime4j.soft.SoftCounter;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -34,7 +35,7 @@ class WindowAckTest {
             assertThat(acks).as("ACKs from b for 2048 packets (one per window at least)").isGreaterThanOrEqualTo(2048 / 113);
             assertThat(took).as("time of 18 windows, each of which would wait 2 s for a delayed ACK")
                     .isLessThan(Duration.ofSeconds(20));
-            assertThat(SoftCounters.of(p.a).get(SoftCounter.TIMEOUTS)).isZero();
+            assertThat(p.a.counters().get(Counter.TIMEOUTS)).isZero();
         }
     }
 
@@ -51,7 +52,7 @@ class WindowAckTest {
             Duration took = writeByteExact(p, 8 * MIB, 4); // 140 packets of 60,000 bytes: 17 windows of 8
             assertThat(took).as("time of 17 windows, each of which would wait 2 s for a delayed ACK")
                     .isLessThan(Duration.ofSeconds(16));
-            assertThat(SoftCounters.of(p.a).get(SoftCounter.TIMEOUTS)).isZero();
+            assertThat(p.a.counters().get(Counter.TIMEOUTS)).isZero();
         }
     }
 

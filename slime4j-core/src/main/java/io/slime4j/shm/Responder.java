@@ -1,0 +1,279 @@
+package io.slime4j.shm;
+
+import io.slime4j.verbs.AccessFlags;
+import io.slime4j.verbs.Counter;
+import io.slime4j.verbs.Opcode;
+import io.slime4j.verbs.QpInfo;
+import io.slime4j.verbs.WcOpcode;
+import io.slime4j.verbs.WcStatus;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+
+/**
+ * The receive side of a queue pair (agent thread only): executes the peer's ring in order, once
+ * each. Checks the remote key, protection domain, bounds (without overflow) and access flag of
+ * every one-sided request (REM_ACCESS_ERR, the target untouched; a misaligned atomic is
+ * REM_INV_REQ_ERR), then copies once, straight between the two sides' registered memory. SENDs and
+ * immediates consume receives in order; without one it NAKs (RNR) and waits until the requester
+ * asks again. A failure is NAKed and ends the execution of that ring.
+ */
+final class Responder {
+    private static final Opcode[] OPCODES = Opcode.values();
+    private static final VarHandle WORD = ValueLayout.JAVA_LONG.varHandle();
+
+    private final ShmQueuePair qp;
+    private final ShmCounters counters;
+    private PeerDevice peer;
+    private QpFile peerFile;
+    private PeerMemory memory;
+    private long head;
+    private boolean stopped;
+    private boolean rnrBlocked;
+    private boolean failAfterNak;
+    private long rnrToken;
+    private long attachTriedAt;
+    private final MemorySegment scratch = Arena.global().allocate(8, 8);
+
+    Responder(ShmQueuePair qp) {
+        this.qp = qp;
+        this.counters = qp.counters();
+    }
+
+    PeerDevice peer() {
+        return peer;
+    }
+
+    QpFile peerFile() {
+        return peerFile;
+    }
+
+    /** Maps the peer device and queue pair file; retried at most every millisecond while it fails. */
+    private boolean attach(long now) {
+        if (peerFile != null) {
+            return true;
+        }
+        QpInfo remote = qp.remote;
+        if (remote == null || (attachTriedAt != 0 && now - attachTriedAt < 1_000_000)) {
+            return false;
+        }
+        attachTriedAt = now;
+        try {
+            PeerDevice p = qp.device.peer(remote.address());
+            QpFile f = qp.device.peerQpFile(p, remote.qpn(), remote.token());
+            peer = p;
+            peerFile = f;
+            memory = new PeerMemory(p, qp.device.mappings(), this::progress);
+            return true;
+        } catch (RuntimeException e) {
+            return false; // unreachable for now: the requester's timers decide
+        }
+    }
+
+    private void progress() {
+        Layout.getAndAddLong(peerFile.segment, Layout.QP_PROGRESS, 1);
+    }
+
+    int doWork(long now) {
+        if (!attach(now) || stopped || peerFile.failed()) {
+            return 0;
+        }
+        MemorySegment ps = peerFile.segment;
+        if (rnrBlocked) {
+            if (Layout.getAcquire(ps, Layout.QP_RETRY) == rnrToken) {
+                return 0;
+            }
+            rnrBlocked = false;
+        }
+        long tail = Layout.getAcquire(ps, Layout.QP_TAIL);
+        int n = 0;
+        while (head < tail && n < 64 && !stopped) {
+            MemorySegment e = peerFile.entry(head);
+            WcStatus st;
+            try {
+                st = execute(e);
+            } catch (PeerMemory.PeerAccessException | IllegalStateException | IndexOutOfBoundsException ex) {
+                st = WcStatus.REM_OP_ERR;
+            }
+            if (st == null) { // RNR
+                rnrToken = Layout.getAcquire(ps, Layout.QP_RETRY);
+                rnrBlocked = true;
+                Layout.getAndAddLong(ps, Layout.QP_RNR_NAKS, 1);
+                counters.increment(Counter.RNR_NAKS_SENT);
+                break;
+            }
+            if (st != WcStatus.SUCCESS) {
+                ps.set(ValueLayout.JAVA_INT, Layout.QP_NAK_STATUS, st.ordinal());
+                Layout.setRelease(ps, Layout.QP_NAK_SEQ, head);
+                stopped = true;
+                counters.increment(Counter.NAKS_SENT);
+            }
+            head++;
+            Layout.setRelease(ps, Layout.QP_DONE, head);
+            n++;
+        }
+        if (failAfterNak) {
+            failAfterNak = false;
+            qp.enterError();
+        }
+        if (n > 0 || rnrBlocked) {
+            peer.ring();
+        }
+        return n;
+    }
+
+    /** Executes one request: SUCCESS, a failure status, or null for "no receive posted" (RNR). */
+    private WcStatus execute(MemorySegment e) {
+        Opcode op = OPCODES[e.get(ValueLayout.JAVA_BYTE, Layout.E_OPCODE)];
+        long length = e.get(ValueLayout.JAVA_LONG, Layout.E_LENGTH);
+        long raddr = e.get(ValueLayout.JAVA_LONG, Layout.E_RADDR);
+        long rkey = e.get(ValueLayout.JAVA_LONG, Layout.E_RKEY);
+        counters.add(Counter.PACKETS_RECEIVED, Math.max(1, (length + qp.config.mtu() - 1) / qp.config.mtu()));
+        counters.add(Counter.BYTES_RECEIVED, length + Layout.E_SGES);
+        return switch (op) {
+            case RDMA_WRITE, RDMA_WRITE_WITH_IMM -> write(op, e, raddr, rkey, length);
+            case RDMA_READ -> read(e, raddr, rkey, length);
+            case SEND, SEND_WITH_IMM -> send(op, e, length);
+            case ATOMIC_FETCH_ADD, ATOMIC_CMP_SWAP -> atomic(op, e, raddr, rkey);
+        };
+    }
+
+    private ShmRegion target(long raddr, long rkey, long length, int flag) {
+        ShmRegion r = qp.device.regions().lookup(rkey);
+        if (r == null || r.pd != qp.pd || (r.access & flag) == 0 || !r.contains(raddr, length)) {
+            return null;
+        }
+        return r.acquire() ? r : null;
+    }
+
+    private WcStatus write(Opcode op, MemorySegment e, long raddr, long rkey, long length) {
+        boolean imm = op == Opcode.RDMA_WRITE_WITH_IMM;
+        ShmRegion r = null;
+        if (length > 0) {
+            r = target(raddr, rkey, length, AccessFlags.REMOTE_WRITE);
+            if (r == null) {
+                return WcStatus.REM_ACCESS_ERR;
+            }
+        }
+        try {
+            if (imm && qp.rqConsumed == qp.rqPosted()) {
+                return null;
+            }
+            if (r != null) {
+                memory.read(e, 0, r.slice(raddr, length));
+            }
+        } finally {
+            if (r != null) {
+                r.release();
+            }
+        }
+        if (imm) {
+            Wqe recv = qp.recvWqe(qp.rqConsumed);
+            qp.rqConsumed++;
+            qp.completeRecv(recv.wrId, WcStatus.SUCCESS, WcOpcode.RECV_RDMA_WITH_IMM, (int) length,
+                    e.get(ValueLayout.JAVA_INT, Layout.E_IMM), true);
+        }
+        return WcStatus.SUCCESS;
+    }
+
+    private WcStatus read(MemorySegment e, long raddr, long rkey, long length) {
+        if (length == 0) {
+            return WcStatus.SUCCESS;
+        }
+        ShmRegion r = target(raddr, rkey, length, AccessFlags.REMOTE_READ);
+        if (r == null) {
+            return WcStatus.REM_ACCESS_ERR;
+        }
+        try {
+            memory.write(r.slice(raddr, length), e, 0);
+        } finally {
+            r.release();
+        }
+        return WcStatus.SUCCESS;
+    }
+
+    private WcStatus atomic(Opcode op, MemorySegment e, long raddr, long rkey) {
+        ShmRegion r = target(raddr, rkey, 8, AccessFlags.REMOTE_ATOMIC);
+        if (r == null) {
+            return WcStatus.REM_ACCESS_ERR;
+        }
+        try {
+            if ((raddr & 7) != 0) {
+                return WcStatus.REM_INV_REQ_ERR;
+            }
+            MemorySegment word = r.slice(raddr, 8);
+            long a = e.get(ValueLayout.JAVA_LONG, Layout.E_COMPARE);
+            long old = op == Opcode.ATOMIC_FETCH_ADD
+                    ? (long) WORD.getAndAdd(word, 0L, a)
+                    : (long) WORD.compareAndExchange(word, 0L, a, e.get(ValueLayout.JAVA_LONG, Layout.E_SWAP));
+            scratch.set(ValueLayout.JAVA_LONG, 0, old);
+            memory.write(scratch, e, 0);
+        } finally {
+            r.release();
+        }
+        return WcStatus.SUCCESS;
+    }
+
+    private WcStatus send(Opcode op, MemorySegment e, long length) {
+        if (qp.rqConsumed == qp.rqPosted()) {
+            return null;
+        }
+        Wqe recv = qp.recvWqe(qp.rqConsumed);
+        long capacity = 0;
+        ShmRegion[] regions = recv.regions;
+        int held = 0;
+        WcStatus local = null;
+        for (int i = 0; i < recv.numSge; i++) {
+            ShmRegion r = qp.device.regions().lookup(recv.key[i]);
+            if (r == null || r.pd != qp.pd || (r.access & AccessFlags.LOCAL_WRITE) == 0
+                    || !r.contains(recv.address[i], recv.sgeLength[i]) || !r.acquire()) {
+                local = WcStatus.LOC_PROT_ERR;
+                break;
+            }
+            regions[held++] = r;
+            capacity += recv.sgeLength[i];
+        }
+        try {
+            if (local == null && length > capacity) {
+                local = WcStatus.LOC_LEN_ERR;
+            }
+            if (local != null) {
+                qp.rqConsumed++;
+                qp.completeRecv(recv.wrId, local, WcOpcode.RECV, 0, 0, false);
+                failAfterNak = true; // the NAK must be visible before this queue pair's failure
+                return local == WcStatus.LOC_LEN_ERR ? WcStatus.REM_INV_REQ_ERR : WcStatus.REM_OP_ERR;
+            }
+            long offset = 0;
+            for (int i = 0; i < recv.numSge && offset < length; i++) {
+                long piece = Math.min(recv.sgeLength[i], length - offset);
+                memory.read(e, offset, regions[i].slice(recv.address[i], piece));
+                offset += piece;
+            }
+        } finally {
+            for (int i = 0; i < held; i++) {
+                regions[i].release();
+                regions[i] = null;
+            }
+        }
+        qp.rqConsumed++;
+        boolean imm = op == Opcode.SEND_WITH_IMM;
+        qp.completeRecv(recv.wrId, WcStatus.SUCCESS, WcOpcode.RECV, (int) length,
+                imm ? e.get(ValueLayout.JAVA_INT, Layout.E_IMM) : 0, imm);
+        return WcStatus.SUCCESS;
+    }
+
+    /** Flushes every receive not consumed (agent thread, queue pair in ERR). */
+    int flush() {
+        int n = 0;
+        long posted = qp.rqPosted();
+        while (qp.rqConsumed < posted) {
+            Wqe recv = qp.recvWqe(qp.rqConsumed);
+            qp.rqConsumed++;
+            qp.completeRecv(recv.wrId, WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, 0, 0, false);
+            n++;
+        }
+        return n;
+    }
+}
+

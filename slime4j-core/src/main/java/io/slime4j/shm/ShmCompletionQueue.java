@@ -1,0 +1,210 @@
+package io.slime4j.shm;
+
+import io.slime4j.verbs.CompletionQueue;
+import io.slime4j.verbs.CompletionQueueOverflowException;
+import io.slime4j.verbs.Counter;
+import io.slime4j.verbs.WcOpcode;
+import io.slime4j.verbs.WcStatus;
+import io.slime4j.verbs.WorkCompletion;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * A completion ring in this process (completions never cross processes): one producer, the
+ * device's agent (or the closing thread once it stopped), pollers serialised by a lock, waiters
+ * parked and unparked directly by the producer only when one is blocked. Polling a send
+ * completion retires its request and every earlier unsignaled one of the queue pair.
+ */
+final class ShmCompletionQueue implements CompletionQueue {
+    private static final VarHandle TAIL;
+    private static final VarHandle WAITERS;
+    private static final WcStatus[] STATUSES = WcStatus.values();
+    private static final WcOpcode[] OPCODES = WcOpcode.values();
+
+    static {
+        try {
+            TAIL = MethodHandles.lookup().findVarHandle(ShmCompletionQueue.class, "tail", long.class);
+            WAITERS = MethodHandles.lookup().findVarHandle(ShmCompletionQueue.class, "waiters", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final ShmDevice device;
+    private final int capacity;
+    private final int mask;
+    private final long[] wrId;
+    private final byte[] status;
+    private final byte[] opcode;
+    private final int[] byteLength;
+    private final int[] immediate;
+    private final boolean[] hasImmediate;
+    private final ShmQueuePair[] qp;
+    private final long[] ssn;
+
+    @SuppressWarnings("unused") // through TAIL
+    private volatile long tail;
+    private volatile long head;
+    private volatile boolean overflowed;
+    private volatile int waiters;
+    private volatile boolean closed;
+    private long lost;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Set<Thread> sleepers = ConcurrentHashMap.newKeySet();
+
+    ShmCompletionQueue(ShmDevice device, int capacity) {
+        if (capacity < 1 || capacity > (1 << 24)) {
+            throw new IllegalArgumentException("completion queue capacity must be in 1..16777216, was " + capacity);
+        }
+        this.device = device;
+        this.capacity = capacity;
+        int size = capacity == 1 ? 1 : Integer.highestOneBit(capacity - 1) << 1;
+        mask = size - 1;
+        wrId = new long[size];
+        status = new byte[size];
+        opcode = new byte[size];
+        byteLength = new int[size];
+        immediate = new int[size];
+        hasImmediate = new boolean[size];
+        qp = new ShmQueuePair[size];
+        ssn = new long[size];
+    }
+
+    /** Appends a completion (the agent only); {@code sendSsn} -1 for receives. False if it overflowed. */
+    boolean push(ShmQueuePair owner, long sendSsn, long id, WcStatus st, WcOpcode op, int bytes, int imm, boolean withImm) {
+        long t = tail;
+        if (overflowed || t - head >= capacity) {
+            lost++;
+            if (!overflowed) {
+                overflowed = true;
+                device.onOverflow(this);
+            }
+            wake();
+            return false;
+        }
+        int i = (int) (t & mask);
+        wrId[i] = id;
+        status[i] = (byte) st.ordinal();
+        opcode[i] = (byte) op.ordinal();
+        byteLength[i] = bytes;
+        immediate[i] = imm;
+        hasImmediate[i] = withImm;
+        qp[i] = owner;
+        ssn[i] = sendSsn;
+        owner.counters().increment(Counter.COMPLETIONS_GENERATED);
+        TAIL.setVolatile(this, t + 1);
+        if (waiters > 0) {
+            wake();
+        }
+        return true;
+    }
+
+    private void wake() {
+        for (Thread t : sleepers) {
+            LockSupport.unpark(t);
+        }
+    }
+
+    @Override
+    public int capacity() {
+        return capacity;
+    }
+
+    @Override
+    public int poll(WorkCompletion[] into) {
+        if ((long) TAIL.getAcquire(this) == head && !overflowed) {
+            return 0;
+        }
+        int n;
+        lock.lock();
+        try {
+            long h = head;
+            long t = (long) TAIL.getAcquire(this);
+            n = (int) Math.min(t - h, into.length);
+            for (int k = 0; k < n; k++) {
+                int i = (int) ((h + k) & mask);
+                ShmQueuePair owner = qp[i];
+                into[k].set(wrId[i], STATUSES[status[i]], OPCODES[opcode[i]], byteLength[i], immediate[i],
+                        hasImmediate[i], owner.qpn());
+                if (ssn[i] >= 0) {
+                    owner.retireSendsUpTo(ssn[i]);
+                }
+                owner.counters().increment(Counter.COMPLETIONS_POLLED);
+                qp[i] = null;
+            }
+            head = h + n;
+        } finally {
+            lock.unlock();
+        }
+        if (n == 0 && overflowed) {
+            throw new CompletionQueueOverflowException("completion queue of shm device " + device.name()
+                    + " overflowed (capacity " + capacity + ", " + lost
+                    + " completions lost); its queue pairs were moved to ERR: poll more often or create a larger queue");
+        }
+        return n;
+    }
+
+    @Override
+    public int await(WorkCompletion[] into, long timeout, TimeUnit unit) throws InterruptedException {
+        long deadline = System.nanoTime() + unit.toNanos(timeout);
+        while (true) {
+            int n = poll(into);
+            if (n > 0) {
+                return n;
+            }
+            if (!awaitReady(deadline - System.nanoTime(), TimeUnit.NANOSECONDS)) {
+                return 0;
+            }
+        }
+    }
+
+    @Override
+    public boolean awaitReady(long timeout, TimeUnit unit) throws InterruptedException {
+        if (ready()) {
+            return true;
+        }
+        long deadline = System.nanoTime() + unit.toNanos(timeout);
+        if (deadline - System.nanoTime() <= 0 || closed) {
+            return false;
+        }
+        Thread me = Thread.currentThread();
+        sleepers.add(me);
+        WAITERS.getAndAdd(this, 1);
+        try {
+            while (!ready() && !closed) {
+                long remaining = deadline - System.nanoTime();
+                if (remaining <= 0) {
+                    return false;
+                }
+                LockSupport.parkNanos(this, remaining);
+                if (Thread.interrupted()) {
+                    throw new InterruptedException();
+                }
+            }
+            return ready();
+        } finally {
+            WAITERS.getAndAdd(this, -1);
+            sleepers.remove(me);
+        }
+    }
+
+    private boolean ready() {
+        return (long) TAIL.getAcquire(this) != head || overflowed;
+    }
+
+    @Override
+    public boolean isOverflowed() {
+        return overflowed;
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        wake();
+    }
+}

@@ -1,0 +1,17 @@
+/**
+ * The shared-memory engine: {@link io.slime4j.shm.ShmDevice} implements the verbs API for peers on
+ * the same host, in this process or another one. It depends on the verbs API and
+ * {@code java.lang.foreign} only.
+ *
+ * <p>Each queue pair owns a shared file ({@code memfd}) holding the ring of requests it sends; its
+ * peer maps it (through {@code /proc/PID/fd}), executes the requests in order and answers through
+ * words in the same file. RDMA WRITE, READ and SEND data moves with one copy between the two sides'
+ * registered memory: through a mapping of the peer's {@link io.slime4j.shm.SharedMemory} when the
+ * memory was allocated there, else with {@code process_vm_readv}/{@code writev}, and in one process
+ * directly. Completions stay in the process that polls them. See docs/SHM.md.
+ *
+ * <p>Threading: one progress agent per device owns the requester and responder state of its queue
+ * pairs; posting threads copy requests into per-queue-pair rings under a short lock and ring the
+ * device's futex doorbell; completion queues have one producer and lock-serialised pollers.
+ */
+package io.slime4j.shm;

@@ -1,0 +1,38 @@
+package io.slime4j.crossprocess;
+
+import io.slime4j.verbs.QpConfig;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.stream.Stream;
+
+/**
+ * SIGKILL of the peer process on the shm device: its pidfd becomes readable at once, so every
+ * outstanding request fails (the oldest RETRY_EXC_ERR, the rest flushed) within a second or so,
+ * not after the retry budget.
+ */
+class ShmPeerKillTest extends PeerKillTest {
+    @Override
+    protected String[] peerOptions(String... base) {
+        return Stream.concat(Arrays.stream(base), Stream.of("--device", "shm", "--memory", "shared"))
+                .toArray(String[]::new);
+    }
+
+    @Override
+    protected LocalSide newLocalSide(String name, QpConfig qp) {
+        return LocalSide.shm(name, qp, true);
+    }
+
+    /**
+     * The default 100 ms: the kill is seen through the pidfd, not the retry budget, so a short ACK
+     * timeout would only fail healthy requests on a starved machine before the kill.
+     */
+    @Override
+    protected Duration ackTimeout() {
+        return QpConfig.defaults().ackTimeout();
+    }
+
+    @Override
+    protected Duration failureBound(Duration retryBudget) {
+        return Duration.ofSeconds(3); // the pidfd check runs every millisecond; 3 s absorbs a loaded machine
+    }
+}
