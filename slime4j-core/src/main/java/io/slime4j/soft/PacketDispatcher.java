@@ -164,7 +164,7 @@ final class PacketDispatcher implements PlacingPacketHandler {
 
     @Override
     public int predictedPayloadLength() {
-        return placement.length();
+        return placement == null ? 0 : placement.length();
     }
 
     /** Whether the packet is one {@link #place} accepts for exactly the predicted place. */

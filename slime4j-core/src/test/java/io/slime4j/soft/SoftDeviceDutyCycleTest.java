@@ -125,4 +125,21 @@ class SoftDeviceDutyCycleTest {
         assertThat(cqA.poll(wc)).isEqualTo(1);
         assertThat(a.counters().get(Counter.RETRANSMITS)).isZero();
     }
+
+    @Test
+    void onceEverythingIsAcknowledgedADutyCycleReportsNoWorkSoThatTheAgentCanPark() {
+        postWrite();
+        for (int i = 0; i < 4; i++) {
+            now += SoftConfig.defaults().ackDelay().toNanos();
+            a.doWork(now);
+            b.doWork(now);
+        }
+        assertThat(cqA.poll(WorkCompletion.array(4))).isEqualTo(1);
+        now += 1_000;
+        assertThat(a.doWork(now)).as("idle requester side").isZero();
+        assertThat(b.doWork(now)).as("idle responder side").isZero();
+        now += 10 * ACK_TIMEOUT.toNanos(); // no timer, probe or ACK refresh is left to fire
+        assertThat(a.doWork(now)).isZero();
+        assertThat(b.doWork(now)).isZero();
+    }
 }
