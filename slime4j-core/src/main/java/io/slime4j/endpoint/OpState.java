@@ -55,8 +55,8 @@ final class OpState {
     ImmFence fence;
     /** The requests of a one-sided op (for re-issue on another lane when one fails), or null. */
     IoPlan plan;
-    /** Run once when the op settles (it lets go of the regions it used), or null. */
-    private volatile Runnable onSettled;
+    /** The local regions the op uses, let go of when it settles, or null. */
+    private volatile Regions.Use use;
 
     OpState(long seq, OpKind kind, long bytes, OpSignal signal, OpTracker tracker) {
         this.seq = seq;
@@ -96,9 +96,9 @@ final class OpState {
     void partDone() {
         int left = parts.decrementAndGet();
         if (left == 0) {
-            Runnable r = onSettled;
-            if (r != null) {
-                r.run();
+            Regions.Use u = use;
+            if (u != null) {
+                u.run();
             }
             Failure f = error;
             if (f == null) {
@@ -111,9 +111,13 @@ final class OpState {
         }
     }
 
-    /** What to run when the op settles (set before any part can finish: while the caller's guard is held). */
-    void onSettled(Runnable r) {
-        onSettled = r;
+    /** The regions the op uses until it settles (set while the caller's guard is held, before any part can finish). */
+    void use(Regions.Use u) {
+        use = u;
+    }
+
+    Regions.Use use() {
+        return use;
     }
 
     /** Records a failure of a part; the first one wins and is reported when the op settles. */

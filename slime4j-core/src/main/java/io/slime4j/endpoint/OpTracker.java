@@ -97,6 +97,11 @@ final class OpTracker {
         return n;
     }
 
+    /** The live ops of the registry (for deregister: the ones still using a region). */
+    java.util.List<OpState> liveOps() {
+        return registry.liveOps();
+    }
+
     /** Live ops in the registry. */
     int inFlight() {
         return registry.size();

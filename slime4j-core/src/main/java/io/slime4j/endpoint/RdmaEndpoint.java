@@ -153,7 +153,7 @@ public final class RdmaEndpoint implements AutoCloseable {
     public int deregister(String name) {
         lifecycle.checkOpen();
         try {
-            return regions.deregister(name, config.slotTimeout().toNanos());
+            return regions.deregister(name, config.slotTimeout().toNanos(), tracker::liveOps);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new EndpointException("endpoint " + this.name + ": interrupted deregistering region '" + name

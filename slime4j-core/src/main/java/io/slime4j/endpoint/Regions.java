@@ -5,11 +5,12 @@ import io.slime4j.verbs.MemoryRegion;
 import io.slime4j.verbs.ProtectionDomain;
 import io.slime4j.verbs.WcStatus;
 import java.lang.foreign.MemorySegment;
-import java.lang.ref.WeakReference;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 
 /**
  * Named memory: the regions registered on this endpoint and the peer's, as its
@@ -21,32 +22,43 @@ import java.util.concurrent.ConcurrentHashMap;
  * rail; an op that starts using a region being deregistered is refused.
  */
 final class Regions {
-    /**
-     * A local region: its registration on each rail and the ops using it, held weakly (I4: only a
-     * future, a lease or a running completion keeps an op alive; an op nothing holds any more has
-     * nothing on the wire).
-     */
+    /** A local region: its registration on each rail and how many unsettled ops use it. */
     private static final class Local {
         final MemoryRegion[] byRail;
-        final ConcurrentHashMap<Long, WeakReference<OpState>> users = new ConcurrentHashMap<>();
+        final AtomicInteger users = new AtomicInteger();
         volatile boolean leaving;
 
         Local(MemoryRegion[] byRail) {
             this.byRail = byRail;
         }
+    }
 
-        void add(OpState op) {
-            users.put(op.seq, new WeakReference<>(op));
+    /**
+     * The local regions one op uses, until it settles ({@link OpState#partDone} runs it then). Holds
+     * no op: a region counts its users, and {@link #deregister} finds the ones to fail in the
+     * in-flight registry (I4: nothing but a future, a lease or a running completion keeps an op alive).
+     */
+    static final class Use implements Runnable {
+        private final Local[] locals;
+
+        private Use(Local[] locals) {
+            this.locals = locals;
         }
 
-        void remove(OpState op) {
-            users.remove(op.seq);
+        boolean includes(Object region) {
+            for (Local l : locals) {
+                if (l == region) {
+                    return true;
+                }
+            }
+            return false;
         }
 
-        /** Whether some op still uses the region (dropping the entries of collected ones). */
-        boolean inUse() {
-            users.values().removeIf(r -> r.get() == null);
-            return !users.isEmpty();
+        @Override
+        public void run() {
+            for (Local l : locals) {
+                l.users.decrementAndGet();
+            }
         }
     }
 
@@ -120,6 +132,7 @@ final class Regions {
      * @throws IllegalArgumentException if one of them is gone or being deregistered (nothing is recorded)
      */
     void use(OpState op, String... names) {
+        Local[] ls = new Local[names.length];
         int done = 0;
         try {
             for (; done < names.length; done++) {
@@ -128,42 +141,33 @@ final class Regions {
                     throw new IllegalArgumentException("endpoint " + endpoint + ": local region '" + names[done]
                             + "' was deregistered");
                 }
-                l.add(op);
-                if (l.leaving) { // deregister set the flag before looking at the users: one of us sees the other
-                    l.remove(op);
+                l.users.incrementAndGet();
+                if (l.leaving) { // deregister set the flag before looking at the count: one of us sees the other
+                    l.users.decrementAndGet();
                     throw new IllegalArgumentException("endpoint " + endpoint + ": local region '" + names[done]
                             + "' is being deregistered");
                 }
+                ls[done] = l;
             }
         } catch (IllegalArgumentException e) {
             for (int i = 0; i < done; i++) {
-                Local l = local.get(names[i]);
-                if (l != null) {
-                    l.remove(op);
-                }
+                ls[i].users.decrementAndGet();
             }
             throw e;
         }
-        op.onSettled(() -> {
-            for (String n : names) {
-                Local l = local.get(n);
-                if (l != null) {
-                    l.remove(op);
-                }
-            }
-        });
+        op.use(new Use(ls));
     }
 
     /**
      * Deregisters local region {@code name}: refuses new ops on it, waits up to {@code waitNanos}
-     * for the ops using it to settle, fails those still using it (they complete FAILED with
-     * LOC_PROT_ERR), then closes its registration on every rail — from then on the peer's accesses
+     * for the ops using it to settle, fails those of {@code live} (the in-flight registry) still using
+     * it (they complete FAILED with LOC_PROT_ERR), then closes its registration on every rail — from then on the peer's accesses
      * with its keys fail with REM_ACCESS_ERR — and forgets the name. Returns how many ops were still
      * using it at the bound.
      *
      * @throws IllegalArgumentException if there is no such region
      */
-    int deregister(String name, long waitNanos) throws InterruptedException {
+    int deregister(String name, long waitNanos, Supplier<List<OpState>> live) throws InterruptedException {
         Local l = name == null ? null : local.get(name);
         if (l == null) {
             throw new IllegalArgumentException("endpoint " + endpoint + " has no local region '" + name
@@ -171,13 +175,13 @@ final class Regions {
         }
         l.leaving = true; // a second call (after an interrupted one) waits again and finishes
         long deadline = System.nanoTime() + waitNanos;
-        while (l.inUse() && System.nanoTime() < deadline) {
+        while (l.users.get() > 0 && System.nanoTime() < deadline) {
             Thread.sleep(1);
         }
         int left = 0;
-        for (WeakReference<OpState> ref : List.copyOf(l.users.values())) {
-            OpState op = ref.get();
-            if (op != null && op.failNow(WcStatus.LOC_PROT_ERR, "endpoint " + endpoint + ": local region '" + name
+        for (OpState op : l.users.get() > 0 ? live.get() : List.<OpState>of()) {
+            Use u = op.use();
+            if (u != null && u.includes(l) && op.failNow(WcStatus.LOC_PROT_ERR, "endpoint " + endpoint + ": local region '" + name
                     + "' was deregistered while this op was using it")) {
                 left++;
             }
