@@ -60,20 +60,51 @@ final class Dispatcher implements Runnable {
     private final AtomicReference<Thread> helper = new AtomicReference<>();
     private final LongAdder helped = new LongAdder();
     private volatile boolean running = true;
+    /** The shared group whose thread serves this rail instead of an own one, or null. */
+    private final DispatchGroup group;
+    private final int rail;
 
     Dispatcher(EndpointCore core, IoPath io, MessagePath messages, ImmRecvPath imm, int rail) {
+        this(core, io, messages, imm, rail, null);
+    }
+
+    Dispatcher(EndpointCore core, IoPath io, MessagePath messages, ImmRecvPath imm, int rail, DispatchGroup group) {
         this.cq = core.transport.cqs[rail];
         this.core = core;
         this.io = io;
         this.messages = messages;
         this.imm = imm;
         this.pollNanos = core.config.pollTimeout().toNanos();
-        this.thread = Thread.ofPlatform().daemon().name("slime4j-" + core.name + "-dispatch"
-                + (rail == 0 ? "" : "-rail" + rail)).unstarted(this);
+        this.group = group;
+        this.rail = rail;
+        this.thread = group != null ? group.thread(rail) : Thread.ofPlatform().daemon().name("slime4j-" + core.name
+                + "-dispatch" + (rail == 0 ? "" : "-rail" + rail)).unstarted(this);
     }
 
     void start() {
-        thread.start();
+        if (group != null) {
+            group.add(rail, this);
+        } else {
+            thread.start();
+        }
+    }
+
+    /** For a {@link DispatchGroup}'s sweep: one batch handled, 0 when stopped or busy with a helper. */
+    int drainShared() {
+        if (!running || helper.get() != null) {
+            return 0;
+        }
+        return Math.max(0, drainOnce());
+    }
+
+    /** For a {@link DispatchGroup}: whether this dispatcher is still served. */
+    boolean isMember() {
+        return running;
+    }
+
+    /** For a {@link DispatchGroup}'s idle wait on this rail's queue. */
+    void awaitReady(long nanos) throws InterruptedException {
+        cq.awaitReady(nanos, TimeUnit.NANOSECONDS);
     }
 
     /** Whether the current thread is handling completions of this rail (the dispatch thread or a helper). */
@@ -253,8 +284,12 @@ final class Dispatcher implements Runnable {
      */
     void stop(long millis) throws InterruptedException {
         running = false;
-        thread.interrupt();
-        thread.join(millis);
+        if (group != null) {
+            group.remove(rail, this);
+        } else {
+            thread.interrupt();
+            thread.join(millis);
+        }
         if (drain.tryLock(millis, TimeUnit.MILLISECONDS)) {
             drain.unlock();
         }

@@ -47,6 +47,10 @@ public final class RdmaEndpoint implements AutoCloseable {
     private boolean closed;
 
     private RdmaEndpoint(List<VerbsDevice> rails, EndpointConfig config, EndpointHooks hooks) {
+        this(rails, config, hooks, null);
+    }
+
+    private RdmaEndpoint(List<VerbsDevice> rails, EndpointConfig config, EndpointHooks hooks, DispatchGroup group) {
         String name = config.name().isEmpty() ? "endpoint-" + NAMES.incrementAndGet() : config.name();
         Transport transport = new Transport(rails, config);
         EndpointCore c;
@@ -67,7 +71,7 @@ public final class RdmaEndpoint implements AutoCloseable {
         this.dispatchers = new Dispatcher[used];
         Thread[] threads = new Thread[used];
         for (int r = 0; r < used; r++) {
-            dispatchers[r] = new Dispatcher(core, io, messages, imm, r);
+            dispatchers[r] = new Dispatcher(core, io, messages, imm, r, group);
             threads[r] = dispatchers[r].thread();
         }
         core.dispatchThreads(threads);
@@ -109,7 +113,24 @@ public final class RdmaEndpoint implements AutoCloseable {
         return open(rails, config, EndpointHooks.DEFAULT);
     }
 
+    /**
+     * As {@link #open(List, EndpointConfig)}, but the rails' completions are handled by the shared
+     * threads of {@code group} (one per rail index for all its endpoints) instead of a dispatch
+     * thread per rail of this endpoint. The group stays the caller's; close its endpoints first.
+     */
+    public static RdmaEndpoint open(List<VerbsDevice> rails, EndpointConfig config, DispatchGroup group) {
+        if (group == null) {
+            throw new IllegalArgumentException("group must not be null");
+        }
+        return open(rails, config, EndpointHooks.DEFAULT, group);
+    }
+
     static RdmaEndpoint open(List<VerbsDevice> rails, EndpointConfig config, EndpointHooks hooks) {
+        return open(rails, config, hooks, null);
+    }
+
+    static RdmaEndpoint open(List<VerbsDevice> rails, EndpointConfig config, EndpointHooks hooks,
+                             DispatchGroup group) {
         if (rails == null || rails.isEmpty() || config == null) {
             throw new IllegalArgumentException("rails must name at least one device, and config must not be null");
         }
@@ -126,7 +147,7 @@ public final class RdmaEndpoint implements AutoCloseable {
                 }
             }
         }
-        return new RdmaEndpoint(List.copyOf(rails), config, hooks);
+        return new RdmaEndpoint(List.copyOf(rails), config, hooks, group);
     }
 
     /** The endpoint's name. */
