@@ -138,7 +138,9 @@ public final class EtcdDirectory implements Directory {
     private List<PeerRecord> range(Map<String, Object> body, String what) {
         Map<String, Object> r = post("/v3/kv/range", body, what);
         List<PeerRecord> out = new ArrayList<>();
-        if (r.get("kvs") instanceof List<?> kvs) {
+        Object found = r.get("kvs");
+        List<?> kvs = found instanceof List<?> l ? l : found instanceof Object[] a ? List.of(a) : List.of();
+        {
             for (Object o : kvs) {
                 try {
                     Map<?, ?> kv = (Map<?, ?>) o;
@@ -158,13 +160,14 @@ public final class EtcdDirectory implements Directory {
 
     @Override
     public void unpublish(PeerRecord record) {
-        Lease held = leases.remove(record.name());
         Optional<PeerRecord> current = lookup(record.name());
         if (current.isPresent() && current.get().incarnation() == record.incarnation()) {
             post("/v3/kv/deleterange", Map.of("key", b64(prefix + record.name())), "unpublishing " + record.name());
-        }
-        if (held != null) {
-            post("/v3/lease/revoke", Map.of("ID", Long.toString(held.id())), "revoking the lease of " + record.name());
+            Lease held = leases.remove(record.name());
+            if (held != null) {
+                post("/v3/lease/revoke", Map.of("ID", Long.toString(held.id())), "revoking the lease of "
+                        + record.name());
+            }
         }
     }
 
