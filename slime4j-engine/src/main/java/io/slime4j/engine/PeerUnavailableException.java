@@ -9,9 +9,20 @@ import io.slime4j.endpoint.EndpointException;
  */
 public class PeerUnavailableException extends EndpointException {
     private static final long serialVersionUID = 1L;
+    private final boolean transientFailure;
 
     /** With a message naming the peer (and the directory, when it is the cause). */
     public PeerUnavailableException(String message, Throwable cause) {
+        this(message, cause, false);
+    }
+
+    PeerUnavailableException(String message, Throwable cause, boolean transientFailure) {
         super(message, cause);
+        this.transientFailure = transientFailure;
+    }
+
+    /** Whether a handshake broke off (not "no such peer"): the engine tries again while its connect timeout lasts. */
+    boolean isTransient() {
+        return transientFailure;
     }
 }

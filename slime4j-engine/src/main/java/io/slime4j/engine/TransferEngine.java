@@ -91,7 +91,7 @@ public final class TransferEngine implements AutoCloseable {
 
     /** The engine's settings (see {@link Builder}). */
     record Settings(Duration lease, Duration heartbeat, Duration connectTimeout, String bindHost, int rails,
-                    EndpointConfig endpointConfig, String hostId) {
+                    EndpointConfig endpointConfig, String hostId, Duration progressIdlePark) {
     }
 
     private TransferEngine(String name, Directory directory, Settings settings, Wire wire) throws Exception {
@@ -107,7 +107,8 @@ public final class TransferEngine implements AutoCloseable {
         this.wire = wire != null ? wire : new UdpWire(UdpConfig.defaults());
         this.links = new PeerLinks(name);
         this.watch = new PeerWatch(settings.lease().toMillis());
-        this.progress = ProgressGroup.create("engine-" + name);
+        this.progress = settings.progressIdlePark() == null ? ProgressGroup.create("engine-" + name)
+                : ProgressGroup.create("engine-" + name, false, settings.progressIdlePark());
         this.dispatch = DispatchGroup.create("engine-" + name);
         try {
             for (int r = 0; r < settings.rails(); r++) {
@@ -116,7 +117,7 @@ public final class TransferEngine implements AutoCloseable {
                 devices.add(SoftDevice.open(this.wire, address, SoftConfig.builder().name(name + "-rail" + r).build(),
                         progress));
             }
-            this.listener = Bootstrap.listen(settings.bindHost(), 0);
+            this.listener = Bootstrap.listen(settings.bindHost(), 0, 512); // many peers dial at once
         } catch (RuntimeException e) {
             devices.forEach(SoftDevice::close);
             dispatch.close();
@@ -298,6 +299,11 @@ public final class TransferEngine implements AutoCloseable {
             } catch (ExecutionException ex) {
                 links.remove(peer, link);
                 Throwable cause = ex.getCause();
+                if (cause instanceof PeerUnavailableException p && p.isTransient()
+                        && deadline - System.nanoTime() > TimeUnit.MILLISECONDS.toNanos(50)) {
+                    sleepQuietly(20); // a handshake that broke off under load, or lost a race: dial again
+                    continue;
+                }
                 if (cause instanceof PeerUnavailableException p) {
                     throw new PeerUnavailableException(p.getMessage(), p);
                 }
@@ -335,13 +341,21 @@ public final class TransferEngine implements AutoCloseable {
                 throw new PeerUnavailableException("cannot look up peer " + peer + ": " + ex.getMessage(), ex);
             }
             while (true) {
+            long t0 = System.nanoTime();
             channel = Bootstrap.connect(rec.bootstrapHost(), rec.bootstrapPort(), remaining(deadline));
+            long t1 = System.nanoTime();
             Connection[] built = new Connection[1];
             long version = regionsVersion();
             endpoint = openEndpoint(peer, rec.incarnation());
+            long t2 = System.nanoTime();
             Bootstrap.Message reply = channel.exchange(Bootstrap.Message.of(endpoint.info(), Map.of("type", "connect",
                     "from", name, "fromIncarnation", Long.toString(incarnation), "to", peer,
                     "toIncarnation", Long.toString(rec.incarnation()))), remaining(deadline));
+            long t3 = System.nanoTime();
+            if (t3 - t0 > 1_000_000_000L) {
+                LOG.warn("engine {}: slow dial to {}: tcp {} ms, endpoint {} ms, exchange {} ms ({})", name, peer,
+                        (t1 - t0) / 1_000_000, (t2 - t1) / 1_000_000, (t3 - t2) / 1_000_000, reply.get("type", ""));
+            }
             switch (reply.get("type", "")) {
                 case "accept" -> {
                     endpoint.connect(reply.info());
@@ -378,7 +392,9 @@ public final class TransferEngine implements AutoCloseable {
         } catch (PeerUnavailableException ex) {
             fail(peer, link, ex);
         } catch (BootstrapException ex) {
-            fail(peer, link, new PeerUnavailableException("cannot reach peer " + peer + ": " + ex.getMessage(), ex));
+            // refused or silent until the deadline is final; a channel that broke off mid-handshake is not
+            fail(peer, link, new PeerUnavailableException("cannot reach peer " + peer + ": " + ex.getMessage(), ex,
+                    ex.reason() == BootstrapException.Reason.CLOSED || ex.reason() == BootstrapException.Reason.IO));
         } catch (RuntimeException ex) {
             fail(peer, link, new PeerUnavailableException("connecting to peer " + peer + " failed: " + ex, ex));
         } catch (InterruptedException ex) {
@@ -391,6 +407,15 @@ public final class TransferEngine implements AutoCloseable {
             if (channel != null) {
                 channel.close();
             }
+        }
+    }
+
+    private static void sleepQuietly(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new PeerUnavailableException("interrupted while connecting", e);
         }
     }
 
@@ -536,7 +561,7 @@ public final class TransferEngine implements AutoCloseable {
             }
             ch.close();
             if (link != null) {
-                fail(from, link, new PeerUnavailableException("handshake with peer " + from + " failed: " + e, e));
+                fail(from, link, new PeerUnavailableException("handshake with peer " + from + " failed: " + e, e, true));
             }
         }
     }
@@ -626,10 +651,11 @@ public final class TransferEngine implements AutoCloseable {
         private Duration connectTimeout = Duration.ofSeconds(5);
         private String bindHost = "127.0.0.1";
         private int rails = 1;
-        private EndpointConfig endpointConfig = EndpointConfig.builder().ioSlots(64).messageSlots(16).immWindow(64)
+        private EndpointConfig endpointConfig = EndpointConfig.builder().ioSlots(32).messageSlots(8).immWindow(16).sendQueueDepth(128)
                 .build();
         private String hostId;
         private Wire wire;
+        private Duration progressIdlePark;
 
         private Builder(String name, Directory directory) {
             if (directory == null) {
@@ -681,6 +707,16 @@ public final class TransferEngine implements AutoCloseable {
             return this;
         }
 
+        /**
+         * The longest park of the idle progress thread (default the soft engine's, 50 µs: lowest
+         * latency). Many engines in one process on few cores want more (e.g. 1 ms), or their idle
+         * progress threads eat the cores.
+         */
+        public Builder progressIdlePark(Duration v) {
+            progressIdlePark = v;
+            return this;
+        }
+
         /** The wire the devices use (default a UDP wire of the engine's own); stays the caller's. */
         public Builder wire(Wire v) {
             wire = v;
@@ -718,7 +754,7 @@ public final class TransferEngine implements AutoCloseable {
             }
             try {
                 return new TransferEngine(name, directory, new Settings(lease, hb, connectTimeout, bindHost, rails,
-                        endpointConfig, host), wire);
+                        endpointConfig, host, progressIdlePark), wire);
             } catch (RuntimeException e) {
                 throw e;
             } catch (Exception e) {
