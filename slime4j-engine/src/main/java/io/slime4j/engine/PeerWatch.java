@@ -16,6 +16,7 @@ import java.util.Map;
 final class PeerWatch {
     private final long leaseMillis;
     private final Map<String, Long> lastSeen = new HashMap<>();
+    private boolean outage;
 
     PeerWatch(long leaseMillis) {
         this.leaseMillis = leaseMillis;
@@ -24,6 +25,15 @@ final class PeerWatch {
     /** A connection to {@code name} was made at {@code now}: its record counts as seen then. */
     synchronized void connected(String name, long now) {
         lastSeen.put(name, now);
+    }
+
+    /**
+     * A listing failed: the directory is unreachable. The first listing after it restarts every
+     * absent peer's clock (a server that lost its records gets them back within a heartbeat), so
+     * time the directory was away never counts against a peer.
+     */
+    synchronized void directoryFailed() {
+        outage = true;
     }
 
     /** The connection to {@code name} is gone. */
@@ -50,6 +60,9 @@ final class PeerWatch {
                 drop.put(name, "peer " + name + " is another incarnation now (" + r.incarnation() + ", was "
                         + c.getValue() + ")");
             } else {
+                if (outage) {
+                    lastSeen.put(name, now);
+                }
                 long seen = lastSeen.computeIfAbsent(name, n -> now);
                 if (now - seen >= leaseMillis) {
                     drop.put(name, "the directory record of peer " + name + " expired (not seen for "
@@ -58,6 +71,7 @@ final class PeerWatch {
             }
         }
         lastSeen.keySet().retainAll(connected.keySet());
+        outage = false;
         return drop;
     }
 }

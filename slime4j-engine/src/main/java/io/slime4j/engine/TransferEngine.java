@@ -579,6 +579,7 @@ public final class TransferEngine implements AutoCloseable {
             listing = directory.list();
         } catch (RuntimeException e) {
             noteDirectoryError(e);
+            watch.directoryFailed();
             return; // an unreachable directory drops nobody
         }
         Map<String, Long> connected = new LinkedHashMap<>();

@@ -34,6 +34,19 @@ class PeerWatchTest {
     }
 
     @Test
+    void timeTheDirectoryWasUnreachableNeverCountsAgainstAPeer() {
+        PeerWatch w = new PeerWatch(10_000);
+        w.connected("B", 0);
+        assertThat(w.observe(Map.of("B", 7L), List.of(rec("B", 7)), 1_000)).isEmpty();
+        w.directoryFailed(); // e.g. Redis down from 1 s to 30 s, back empty
+        assertThat(w.observe(Map.of("B", 7L), List.of(), 30_000)).isEmpty();
+        assertThat(w.observe(Map.of("B", 7L), List.of(rec("B", 7)), 33_000)).isEmpty(); // republished
+        w.directoryFailed();
+        assertThat(w.observe(Map.of("B", 7L), List.of(), 50_000)).isEmpty();
+        assertThat(w.observe(Map.of("B", 7L), List.of(), 60_000)).containsOnlyKeys("B"); // really gone
+    }
+
+    @Test
     void aFreshConnectionCountsAsSeenAndForgottenPeersStartOver() {
         PeerWatch w = new PeerWatch(1_000);
         w.connected("B", 50_000);

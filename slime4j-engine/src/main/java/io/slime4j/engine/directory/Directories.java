@@ -11,7 +11,7 @@ import java.time.Duration;
  */
 public final class Directories {
     /** Every request's bound. */
-    public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(2);
+    public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(5);
 
     private Directories() {
     }

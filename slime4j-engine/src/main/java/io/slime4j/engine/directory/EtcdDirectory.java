@@ -50,7 +50,10 @@ public final class EtcdDirectory implements Directory {
         this.base = URI.create("http://" + h + ":" + port);
         this.prefix = prefix;
         this.timeout = timeout;
-        this.http = HttpClient.newBuilder().connectTimeout(timeout).version(HttpClient.Version.HTTP_1_1).build();
+        // virtual threads for the client's work: its default executor would grow a platform thread per
+        // concurrent request; one selector thread remains
+        this.http = HttpClient.newBuilder().connectTimeout(timeout).version(HttpClient.Version.HTTP_1_1)
+                .executor(java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()).build();
     }
 
     @Override
