@@ -84,6 +84,14 @@ final class PeerLinks {
         links.remove(peer, link);
     }
 
+    /** Removes the peer's link if it holds {@code c} (a torn-down connection); creates nothing. */
+    synchronized void removeConnection(String peer, Connection c) {
+        Link l = links.get(peer);
+        if (l != null && l.connectionOrNull() == c) {
+            links.remove(peer);
+        }
+    }
+
     /** The established connections. */
     synchronized List<Connection> connections() {
         return links.values().stream().map(Link::connectionOrNull).filter(c -> c != null && !c.isClosed()).toList();

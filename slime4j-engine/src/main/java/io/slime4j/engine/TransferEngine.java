@@ -486,12 +486,7 @@ public final class TransferEngine implements AutoCloseable {
         LOG.info("engine {}: dropping the connection to {}: {}", name, c.peer, reason);
         c.close(reason);
         watch.forget(c.peer);
-        PeerLinks.Link cur;
-        Map.Entry<PeerLinks.Link, Boolean> e = links.outbound(c.peer);
-        cur = e.getKey();
-        if (e.getValue() || cur.connectionOrNull() == c) {
-            links.remove(c.peer, cur); // (an outbound link this call created is removed undialled)
-        }
+        links.removeConnection(c.peer, c);
     }
 
     // ------------------------------------------------------------------ the acceptor
