@@ -22,7 +22,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * ({@code file:/tmp/slime4j-directory}, the default). A file holds the lease's end (wall-clock
  * milliseconds) on its first line and the record's JSON on the second; it is replaced atomically
  * (write a temporary file, rename), so readers see the old or the new one whole. A record whose
- * lease ended is not returned, and the next {@link #list} deletes its file.
+ * lease ended is not returned, and the next {@link #list} deletes its file (moved aside first and
+ * put back if a fresh record was published over it meanwhile).
  *
  * <p>Where it stops serving: every engine must see the same folder and the same wall clock, so it
  * serves the processes of <b>one host</b> (and tests). On a network file system rename is not
@@ -147,15 +148,39 @@ public final class FileDirectory implements Directory {
         }
         if (expires <= clock.millis()) {
             if (sweep) {
-                try {
-                    Files.deleteIfExists(f);
-                } catch (IOException ignored) {
-                    // another process may have replaced it; the next sweep tries again
-                }
+                sweep(f, text);
             }
             return null;
         }
         return r;
+    }
+
+    /**
+     * Removes an expired file without losing a record published over it meanwhile: moves it aside
+     * atomically, deletes it if it is still the expired text, else puts it back (unless an even
+     * newer one arrived).
+     */
+    private void sweep(Path f, String expiredText) {
+        Path aside = folder.resolve("." + f.getFileName() + "." + ThreadLocalRandom.current().nextLong(1L << 62)
+                + ".expired");
+        try {
+            Files.move(f, aside, StandardCopyOption.ATOMIC_MOVE);
+        } catch (IOException e) {
+            return; // gone already, or replaced: nothing to sweep
+        }
+        try {
+            if (Files.readString(aside, StandardCharsets.UTF_8).equals(expiredText)) {
+                Files.deleteIfExists(aside);
+            } else {
+                try {
+                    Files.move(aside, f); // a record published just now: back it goes
+                } catch (java.nio.file.FileAlreadyExistsException newer) {
+                    Files.deleteIfExists(aside);
+                }
+            }
+        } catch (IOException ignored) {
+            // best effort; a leftover ".expired" file is never read as a record
+        }
     }
 
     @Override
