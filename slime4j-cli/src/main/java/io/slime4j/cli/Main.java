@@ -16,7 +16,7 @@ import picocli.CommandLine.Spec;
         description = {"RDMA-style transfers for the JVM. Start with:", "",
             "  slime4j perf          move data between two processes and show how fast",
             "  slime4j perf --help   its options", ""},
-        subcommands = {PerfCommand.class, InfoCommand.class, DemoCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {PerfCommand.class, PeersCommand.class, InfoCommand.class, DemoCommand.class, CommandLine.HelpCommand.class})
 public final class Main implements Callable<Integer> {
     @Spec
     CommandSpec spec;

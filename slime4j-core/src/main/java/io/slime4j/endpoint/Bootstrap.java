@@ -53,6 +53,17 @@ public final class Bootstrap {
      * @throws BootstrapException PORT_IN_USE if the port is taken, IO if the address is not local
      */
     public static BootstrapListener listen(String bindAddress, int port) {
+        return listen(bindAddress, port, 4);
+    }
+
+    /**
+     * As {@link #listen(String, int)}, with room for {@code backlog} connections not yet accepted
+     * (a listener many peers dial at once, such as a transfer engine's, needs more than the default 4).
+     */
+    public static BootstrapListener listen(String bindAddress, int port, int backlog) {
+        if (backlog < 1) {
+            throw new IllegalArgumentException("backlog must be positive, was " + backlog);
+        }
         if (port < 0 || port > 65_535) {
             throw new IllegalArgumentException("port must be in 0..65535, was " + port);
         }
@@ -66,7 +77,7 @@ public final class Bootstrap {
         try {
             server = new ServerSocket();
             server.setReuseAddress(true);
-            server.bind(new InetSocketAddress(address, port), 4);
+            server.bind(new InetSocketAddress(address, port), backlog);
             return new BootstrapListener(server);
         } catch (BindException e) {
             Transport.closeQuietly(server);

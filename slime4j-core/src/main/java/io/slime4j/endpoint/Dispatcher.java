@@ -66,10 +66,13 @@ final class Dispatcher implements Runnable, RailDrain {
     private final AtomicReference<Thread> helper = new AtomicReference<>();
     private final LongAdder helped = new LongAdder();
     private volatile boolean running = true;
+    /** The shared group whose thread serves this rail instead of an own one, or null. */
+    private final DispatchGroup group;
+    private final int rail;
 
     Dispatcher(CompletionQueue cq, int rail, long pollNanos, Lifecycle lifecycle, EndpointFailure failure, Router router,
                Anomalies anomalies, IoCompletions io, MessagePath messages, ImmRecvPath imm,
-               MessageCompletions messageCompletions, CancelNotices cancels) {
+               MessageCompletions messageCompletions, CancelNotices cancels, DispatchGroup group) {
         this.cq = cq;
         this.name = lifecycle.name();
         this.lifecycle = lifecycle;
@@ -82,12 +85,36 @@ final class Dispatcher implements Runnable, RailDrain {
         this.cancels = cancels;
         this.messageCompletions = messageCompletions;
         this.pollNanos = pollNanos;
-        this.thread = Thread.ofPlatform().daemon().name("slime4j-" + name + "-dispatch"
-                + (rail == 0 ? "" : "-rail" + rail)).unstarted(this);
+        this.group = group;
+        this.rail = rail;
+        this.thread = group != null ? group.thread(rail) : Thread.ofPlatform().daemon().name("slime4j-" + name
+                + "-dispatch" + (rail == 0 ? "" : "-rail" + rail)).unstarted(this);
     }
 
     void start() {
-        thread.start();
+        if (group != null) {
+            group.add(rail, this);
+        } else {
+            thread.start();
+        }
+    }
+
+    /** For a {@link DispatchGroup}'s sweep: one batch handled, 0 when stopped or busy with a helper. */
+    int drainShared() {
+        if (!running || helper.get() != null) {
+            return 0;
+        }
+        return Math.max(0, drainOnce());
+    }
+
+    /** For a {@link DispatchGroup}: whether this dispatcher is still served. */
+    boolean isMember() {
+        return running;
+    }
+
+    /** For a {@link DispatchGroup}'s idle wait on this rail's queue. */
+    void awaitReady(long nanos) throws InterruptedException {
+        cq.awaitReady(nanos, TimeUnit.NANOSECONDS);
     }
 
     /** Whether the current thread is handling completions of this rail (the dispatch thread or a helper). */
@@ -263,8 +290,12 @@ final class Dispatcher implements Runnable, RailDrain {
      */
     void stop(long millis) throws InterruptedException {
         running = false;
-        thread.interrupt();
-        thread.join(millis);
+        if (group != null) {
+            group.remove(rail, this);
+        } else {
+            thread.interrupt();
+            thread.join(millis);
+        }
         if (drain.tryLock(millis, TimeUnit.MILLISECONDS)) {
             drain.unlock();
         }

@@ -23,8 +23,9 @@ import java.util.Map;
  * <p>A multi-rail endpoint adds {@code "rails":["udp:10.0.0.1:7000","udp:10.0.1.1:7000"]} and, per
  * region, {@code "railKeys":[...]} (the remote keys on rails 1..n-1).
  *
- * <p>64-bit values (addresses, keys, tokens) are JSON integers, exact in this parser and in
- * Python; JavaScript's {@code JSON.parse} would round them.
+ * <p>64-bit values (addresses, keys, tokens) are JSON integers, exact here (read and written by
+ * jackson-jr) and in Python; JavaScript's {@code JSON.parse} would round them. JSON without a
+ * {@code "version"} or of another version is refused with a message saying so.
  *
  * @param name         the endpoint's name
  * @param address      the device address
@@ -76,47 +77,44 @@ public record EndpointInfo(String name, String address, int messageSlots, int im
         this(name, address, messageSlots, immWindow, ioQps, metaQp, dataQp, regions, List.of(address));
     }
 
-    /** This description as one line of JSON. */
+    /** This description as one line of JSON (written by jackson-jr; key order as documented above). */
     public String toJson() {
-        StringBuilder sb = new StringBuilder(256);
-        sb.append("{\"version\":").append(VERSION).append(",\"name\":");
-        Json.quote(sb, name).append(",\"address\":");
-        Json.quote(sb, address).append(",\"messageSlots\":").append(messageSlots)
-                .append(",\"immWindow\":").append(immWindow).append(",\"ioQps\":[");
-        for (int i = 0; i < ioQps.size(); i++) {
-            qp(i == 0 ? sb : sb.append(','), ioQps.get(i));
-        }
-        qp(sb.append("],\"metaQp\":"), metaQp);
-        qp(sb.append(",\"dataQp\":"), dataQp);
-        sb.append(",\"regions\":{");
-        boolean first = true;
+        Map<String, Object> o = new LinkedHashMap<>();
+        o.put("version", VERSION);
+        o.put("name", name);
+        o.put("address", address);
+        o.put("messageSlots", messageSlots);
+        o.put("immWindow", immWindow);
+        o.put("ioQps", ioQps.stream().map(EndpointInfo::qp).toList());
+        o.put("metaQp", qp(metaQp));
+        o.put("dataQp", qp(dataQp));
+        Map<String, Object> rs = new LinkedHashMap<>();
         for (Map.Entry<String, RegionInfo> e : regions.entrySet()) {
-            Json.quote(first ? sb : sb.append(','), e.getKey()).append(':');
             RegionInfo r = e.getValue();
-            sb.append("{\"address\":").append(r.address()).append(",\"length\":").append(r.length())
-                    .append(",\"remoteKey\":").append(r.remoteKey()).append(",\"access\":").append(r.accessFlags());
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("address", r.address());
+            m.put("length", r.length());
+            m.put("remoteKey", r.remoteKey());
+            m.put("access", r.accessFlags());
             if (!r.railKeys().isEmpty()) {
-                sb.append(",\"railKeys\":").append(r.railKeys().toString().replace(" ", ""));
+                m.put("railKeys", r.railKeys());
             }
-            sb.append('}');
-            first = false;
+            rs.put(e.getKey(), m);
         }
-        sb.append('}');
+        o.put("regions", rs);
         if (rails.size() > 1) {
-            sb.append(",\"rails\":[");
-            for (int i = 0; i < rails.size(); i++) {
-                Json.quote(i == 0 ? sb : sb.append(','), rails.get(i));
-            }
-            sb.append(']');
+            o.put("rails", rails);
         }
-        return sb.append('}').toString();
+        return Json.write(o);
     }
 
-    private static StringBuilder qp(StringBuilder sb, QpInfo q) {
-        sb.append("{\"address\":");
-        Json.quote(sb, q.address()).append(",\"qpn\":").append(q.qpn()).append(",\"psn\":").append(q.psn())
-                .append(",\"token\":").append(q.token());
-        return sb.append('}');
+    private static Map<String, Object> qp(QpInfo q) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("address", q.address());
+        m.put("qpn", q.qpn());
+        m.put("psn", q.psn());
+        m.put("token", q.token());
+        return m;
     }
 
     /**
@@ -128,10 +126,14 @@ public record EndpointInfo(String name, String address, int messageSlots, int im
      */
     public static EndpointInfo fromJson(String json) {
         Map<String, Object> o = object(Json.parse(json), "endpoint info");
+        if (!o.containsKey("version")) {
+            throw new IllegalArgumentException("endpoint info without a 'version': an old or foreign format, not read"
+                    + " (this slime4j reads version " + VERSION + "; run the same slime4j on both sides)");
+        }
         long version = number(o, "version");
         if (version != VERSION) {
             throw new IllegalArgumentException("endpoint info version " + version + " is not supported (expected "
-                    + VERSION + ")");
+                    + VERSION + "; run the same slime4j on both sides)");
         }
         List<QpInfo> ioQps = new ArrayList<>();
         Object qps = o.get("ioQps");

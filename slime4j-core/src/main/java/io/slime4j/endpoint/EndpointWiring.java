@@ -31,7 +31,7 @@ final class EndpointWiring {
     final Dispatcher[] dispatchers;
     final Shutdown shutdown;
 
-    EndpointWiring(List<VerbsDevice> rails, EndpointConfig config, EndpointHooks hooks) {
+    EndpointWiring(List<VerbsDevice> rails, EndpointConfig config, EndpointHooks hooks, DispatchGroup group) {
         this.name = config.name().isEmpty() ? "endpoint-" + NAMES.incrementAndGet() : config.name();
         this.config = config;
         this.hooks = hooks;
@@ -75,7 +75,7 @@ final class EndpointWiring {
         this.dispatchers = new Dispatcher[used];
         for (int r = 0; r < used; r++) {
             dispatchers[r] = new Dispatcher(transport.cqs[r], r, config.pollTimeout().toNanos(), lifecycle, failure,
-                    router, anomalies, ioCompletions, messages, imm, messageCompletions, cancels);
+                    router, anomalies, ioCompletions, messages, imm, messageCompletions, cancels, group);
         }
         if (watch != null) {
             watch.dispatchers(dispatchers);

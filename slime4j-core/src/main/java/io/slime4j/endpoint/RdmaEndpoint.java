@@ -91,7 +91,7 @@ public final class RdmaEndpoint implements AutoCloseable {
         if (device == null || config == null) {
             throw new IllegalArgumentException("device and config must not be null");
         }
-        return new RdmaEndpoint(new EndpointWiring(List.of(device), config, hooks));
+        return new RdmaEndpoint(new EndpointWiring(List.of(device), config, hooks, null));
     }
 
     /**
@@ -108,9 +108,26 @@ public final class RdmaEndpoint implements AutoCloseable {
         return open(rails, config, EndpointHooks.DEFAULT);
     }
 
+    /**
+     * As {@link #open(List, EndpointConfig)}, but the rails' completions are handled by the shared
+     * threads of {@code group} (one per rail index for all its endpoints) instead of a dispatch
+     * thread per rail of this endpoint. The group stays the caller's; close its endpoints first.
+     */
+    public static RdmaEndpoint open(List<VerbsDevice> rails, EndpointConfig config, DispatchGroup group) {
+        if (group == null) {
+            throw new IllegalArgumentException("group must not be null");
+        }
+        return open(rails, config, EndpointHooks.DEFAULT, group);
+    }
+
     static RdmaEndpoint open(List<VerbsDevice> rails, EndpointConfig config, EndpointHooks hooks) {
+        return open(rails, config, hooks, null);
+    }
+
+    static RdmaEndpoint open(List<VerbsDevice> rails, EndpointConfig config, EndpointHooks hooks,
+                             DispatchGroup group) {
         PeerCheck.rails(rails, config);
-        return new RdmaEndpoint(new EndpointWiring(List.copyOf(rails), config, hooks));
+        return new RdmaEndpoint(new EndpointWiring(List.copyOf(rails), config, hooks, group));
     }
 
     /** The endpoint's name. */

@@ -58,5 +58,24 @@ class EndpointInfoJsonTest {
         assertThatThrownBy(() -> EndpointInfo.fromJson("[1,2]")).hasMessageContaining("must be a JSON object");
         assertThatThrownBy(() -> EndpointInfo.fromJson("{\"a\":1,\"a\":2}")).hasMessageContaining("duplicate key");
         assertThatThrownBy(() -> EndpointInfo.fromJson(null)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> EndpointInfo.fromJson("")).hasMessageContaining("malformed JSON");
+        assertThatThrownBy(() -> EndpointInfo.fromJson(good.replace("\"qpn\":1", "\"qpn\":18446744073709551616")))
+                .hasMessageContaining("does not fit 64 bits");
+    }
+
+    @Test
+    void jsonWithoutAVersionIsRefusedAsAnOldFormat() {
+        String unversioned = sample().toJson().replace("\"version\":1,", "");
+        assertThatThrownBy(() -> EndpointInfo.fromJson(unversioned)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("without a 'version'").hasMessageContaining("old or foreign format");
+    }
+
+    @Test
+    void stringsWithControlAndNonAsciiCharactersRoundTrip() {
+        Map<String, RegionInfo> regions = new LinkedHashMap<>();
+        regions.put("\u0001tab\there \u00e9\u20ac \uD83D\uDE00", new RegionInfo(1, 2, 3, AccessFlags.ALL));
+        EndpointInfo info = new EndpointInfo("n\"a\\me", "udp:[::1]:7", 8, 16,
+                List.of(new QpInfo("udp:[::1]:7", 1, 2, 3)), new QpInfo("x", 4, 5, 6), new QpInfo("y", 7, 8, 9), regions);
+        assertThat(EndpointInfo.fromJson(info.toJson())).isEqualTo(info);
     }
 }
