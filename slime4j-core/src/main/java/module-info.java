@@ -6,6 +6,7 @@
 module io.slime4j.core {
     requires org.slf4j;
     requires java.management;
+    requires jdk.net;
 
     exports io.slime4j.verbs;
     exports io.slime4j.endpoint;

@@ -46,7 +46,7 @@ final class IoPath {
     TransferFuture submit(OpKind kind, List<Assignment> batch, int immediate) {
         core.checkUsable();
         IoPlan plan = IoPlan.of(kind, batch, core.regions, core.router, core.transport, core.config.maxRequestBytes(),
-                core.config.qpTemplate().mtu());
+                core.transport.io[0].config().mtu()); // the MTU the device chose
         boolean withImm = kind == OpKind.WRITE_WITH_IMM;
         if (withImm) {
             imm.acquirePeerCredit();
