@@ -26,7 +26,12 @@ final class LocalSide implements AutoCloseable {
     final QueuePair qp;
 
     LocalSide(String name, QpConfig config) {
-        device = SoftDevice.open(wire, "udp:127.0.0.1:0", SoftConfig.builder().name(name).build());
+        this(name, config, "udp:127.0.0.1:0");
+    }
+
+    /** A side bound at {@code bind} (e.g. an address inside a test's network namespace). */
+    LocalSide(String name, QpConfig config, String bind) {
+        device = SoftDevice.open(wire, bind, SoftConfig.builder().name(name).build());
         pd = device.allocateProtectionDomain();
         cq = device.createCompletionQueue(4096);
         qp = device.createQueuePair(pd, config, cq, cq);

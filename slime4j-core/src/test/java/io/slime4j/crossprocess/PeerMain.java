@@ -56,9 +56,9 @@ public final class PeerMain {
     private final WorkRequest wr = new WorkRequest();
     private MemorySegment expected;
 
-    private PeerMain(PrintStream out, QpConfig qpConfig) {
+    private PeerMain(PrintStream out, QpConfig qpConfig, String bind) {
         this.out = out;
-        device = SoftDevice.open(wire, "udp:127.0.0.1:0", SoftConfig.builder().name("peer").build());
+        device = SoftDevice.open(wire, bind, SoftConfig.builder().name("peer").build());
         pd = device.allocateProtectionDomain();
         cq = device.createCompletionQueue(4096);
         qp = device.createQueuePair(pd, qpConfig, cq, cq);
@@ -67,19 +67,22 @@ public final class PeerMain {
 
     /**
      * Runs the peer. Options: {@code --ack-timeout-ms N}, {@code --retry-count N}, {@code --mtu N},
-     * {@code --max-seconds N} (watchdog, default 300).
+     * {@code --max-seconds N} (watchdog, default 300), {@code --bind ADDRESS} (default
+     * {@code udp:127.0.0.1:0}).
      */
     public static void main(String[] args) throws Exception {
         PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
         System.setOut(System.err); // nothing but replies on the protocol stream
         QpConfig.Builder qp = QpConfig.builder();
         long maxSeconds = 300;
+        String bind = "udp:127.0.0.1:0";
         for (int i = 0; i + 1 < args.length; i += 2) {
             switch (args[i]) {
                 case "--ack-timeout-ms" -> qp.ackTimeout(Duration.ofMillis(Long.parseLong(args[i + 1])));
                 case "--retry-count" -> qp.retryCount(Integer.parseInt(args[i + 1]));
                 case "--mtu" -> qp.mtu(Integer.parseInt(args[i + 1]));
                 case "--max-seconds" -> maxSeconds = Long.parseLong(args[i + 1]);
+                case "--bind" -> bind = args[i + 1];
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
             }
         }
@@ -93,7 +96,7 @@ public final class PeerMain {
                 // exiting anyway
             }
         });
-        PeerMain peer = new PeerMain(out, qp.build());
+        PeerMain peer = new PeerMain(out, qp.build(), bind);
         try {
             peer.run(new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)));
         } finally {

@@ -79,16 +79,19 @@ public final class PathMtu {
     }
 
     /**
-     * One line per interface that is up: its name, MTU and the largest IPv4 UDP datagram that fits,
-     * e.g. {@code "eth0 mtu 1500: datagrams up to 1472 bytes"}; for {@code slime4j info}.
+     * One line per interface that is up: its name, MTU, the largest IPv4 UDP datagram that fits
+     * and the payload per packet an engine with {@code headerLength}-byte headers takes from it
+     * (at most {@code maxPayload}), e.g. {@code "eth0 mtu 1500: datagrams up to 1472 bytes, payload
+     * 1408"}; for {@code slime4j info}.
      */
-    public static List<String> describeInterfaces() {
+    public static List<String> describeInterfaces(int headerLength, int maxPayload) {
         List<String> lines = new ArrayList<>();
         try {
             for (NetworkInterface nif : Collections.list(NetworkInterface.getNetworkInterfaces())) {
                 if (nif.isUp() && nif.getMTU() > 0) {
                     int d = Math.min(UdpConfig.MAX_DATAGRAM_SIZE, nif.getMTU() - IPV4_OVERHEAD);
-                    lines.add(nif.getName() + " mtu " + nif.getMTU() + ": datagrams up to " + d + " bytes");
+                    lines.add(nif.getName() + " mtu " + nif.getMTU() + ": datagrams up to " + d + " bytes, payload "
+                            + Math.min(maxPayload, d - headerLength));
                 }
             }
         } catch (SocketException e) {
