@@ -482,9 +482,7 @@ public final class UdpPort implements WirePort {
      * @return the datagrams handed over
      */
     int handOver(PacketHandler handler, UdpAddress from, int length, int segment, int first) {
-        if (first == 0) {
-            receiveCounters.increment(UdpCounters.GRO_RECEIVES);
-        }
+        receiveCounters.increment(UdpCounters.GRO_RECEIVES); // called once per coalesced receive
         int received = (int) Math.min(length, receiveSegment.byteSize() - 1);
         int handed = 0;
         for (int i = first; (long) i * segment < length; i++) {
