@@ -84,17 +84,25 @@ public final class VethBench {
         } finally {
             removeQuietly();
         }
-        System.out.printf("%-8s %14s %14s %12s %18s %14s%n", "size", "slime4j MB/s", "NIO TCP MB/s", "ratio",
-                "slime4j faulted", "faulted/clean");
+        System.out.printf("%-8s %14s %14s %8s %14s %18s %14s %14s%n", "size", "slime4j MB/s", "NIO TCP MB/s", "ratio",
+                "median ratio", "slime4j faulted", "faulted/clean", "median ratio");
         String[] names = sizes.split(",");
         for (int i = 0; i < n; i++) {
             double s = median(slime[i]);
             double t = median(tcp[i]);
             double f = median(faulted[i]);
-            System.out.printf("%-8s %14.1f %14.1f %12.2f %18s %14s%n", names[i], s, t, s / t,
-                    faults ? String.format("%.1f", f) : "-", faults ? String.format("%.2f", f / s) : "-");
+            double[] vsTcp = new double[rounds];
+            double[] vsClean = new double[rounds];
+            for (int r = 0; r < rounds; r++) {
+                vsTcp[r] = slime[i][r] / tcp[i][r];
+                vsClean[r] = faulted[i][r] / slime[i][r];
+            }
+            System.out.printf("%-8s %14.1f %14.1f %8.2f %14.2f %18s %14s %14s%n", names[i], s, t, s / t, median(vsTcp),
+                    faults ? String.format("%.1f", f) : "-", faults ? String.format("%.2f", f / s) : "-",
+                    faults ? String.format("%.2f", median(vsClean)) : "-");
         }
-        System.out.println("(medians of the rounds; load average at the end " + load() + ")");
+        System.out.println("(medians of the rounds, and medians of each round's ratio; load average at the end "
+                + load() + ")");
     }
 
     private static double[] column(double[][] v, int r) {

@@ -19,6 +19,8 @@ final class SplitReceiver {
     private final UdpCounters receiveCounters;
     private final UdpPort port;
     private int peekSkips;
+    /** Datagrams the last {@link #next} that returned {@link #HANDED} handed over (several for a coalesced receive). */
+    private int handedLast;
     /** Placements left before predicting again, after a misprediction (packets of several queue pairs interleave). */
     private int predictSkips;
     private boolean predicted;
@@ -41,6 +43,7 @@ final class SplitReceiver {
      * @return {@link #HANDED}, {@link #NOT_SPLIT}, {@link #NONE} or {@link #DROPPED}
      */
     int next(UdpSocket channel, UdpPort.SourceCache sources, PlacingPacketHandler placing, PacketHandler handler) {
+        handedLast = 1;
         if (predicted && predict(placing)) {
             return receivePredicted(channel, sources, placing, handler);
         }
@@ -49,6 +52,11 @@ final class SplitReceiver {
             return NOT_SPLIT;
         }
         return receivePlaced(channel, sources, placing);
+    }
+
+    /** Datagrams the last {@link #next} handed over when it returned {@link #HANDED}. */
+    int handedLast() {
+        return handedLast;
     }
 
     /** {@link #next}: a datagram was handed over (placed, or whole after a misprediction). */
@@ -122,7 +130,7 @@ final class SplitReceiver {
         }
         placed(placing, first, from);
         if (segment > 0) {
-            port.handOver(placing, from, length, segment, 1); // behind the first, in place in the buffer
+            handedLast = 1 + port.handOver(placing, from, length, segment, 1); // behind the first, in the buffer
         }
         return PLACED;
     }
@@ -201,7 +209,7 @@ final class SplitReceiver {
             receiveCounters.increment(UdpCounters.PREDICTED_RECEIVED);
             placed(placing, first, from);
             if (segment > 0) {
-                port.handOver(placing, from, length, segment, 1);
+                handedLast = 1 + port.handOver(placing, from, length, segment, 1);
             }
             return PLACED;
         }
@@ -214,7 +222,7 @@ final class SplitReceiver {
             MemorySegment.copy(target, offset, receiveSegment, headerLength, Math.min(length - headerLength, room));
         }
         if (segment > 0) {
-            port.handOver(handler, from, length, segment, 0);
+            handedLast = port.handOver(handler, from, length, segment, 0);
             return TAKEN;
         }
         receiveCounters.increment(UdpCounters.DATAGRAMS_RECEIVED);

@@ -387,7 +387,8 @@ public final class UdpPort implements WirePort {
      * priority port cannot starve the data channel. Datagrams larger than
      * {@link #maxPacketSize()} are dropped and counted, and use up the limit too. The source is
      * the resolved {@link UdpAddress} it belongs to, or a single-socket address of the bare
-     * source when no resolved address owns it.
+     * source when no resolved address owns it. A coalesced (GRO) receive counts as the datagrams
+     * it brings, all handed over, so the last receive of a call may take it past {@code limit}.
      */
     @Override
     public int receive(PacketHandler handler, int limit) {
@@ -426,7 +427,9 @@ public final class UdpPort implements WirePort {
                 }
                 if (r == SplitReceiver.HANDED) {
                     lastPolled++;
-                    handed++;
+                    int n = splitReceiver.handedLast();
+                    handed += n;
+                    i += n - 1; // a coalesced receive brings several datagrams: the budget counts datagrams
                     continue;
                 }
                 if (r == SplitReceiver.DROPPED) {
@@ -455,7 +458,9 @@ public final class UdpPort implements WirePort {
             int length = channel.receivedLength();
             int segment = channel.segmentSize();
             if (segment > 0) {
-                handed += handOver(handler, sources.from(source), length, segment, 0);
+                int n = handOver(handler, sources.from(source), length, segment, 0);
+                handed += n;
+                i += Math.max(0, n - 1);
                 continue;
             }
             if (length > maxDatagramSize) {
