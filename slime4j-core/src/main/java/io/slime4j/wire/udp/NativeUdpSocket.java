@@ -217,6 +217,12 @@ final class NativeUdpSocket extends UdpSocket {
         offloads = note.toString();
     }
 
+    /** The socket's {@code IP_MTU_DISCOVER} (IPv6: {@code IPV6_MTU_DISCOVER}) mode; 2 is "don't fragment". */
+    int mtuDiscover() throws IOException {
+        return family == Libc.AF_INET6 ? intOption(Libc.IPPROTO_IPV6, Libc.IPV6_MTU_DISCOVER, "IPV6_MTU_DISCOVER")
+                : intOption(Libc.IPPROTO_IP, Libc.IP_MTU_DISCOVER, "IP_MTU_DISCOVER");
+    }
+
     /** What the socket's offloads are: e.g. {@code "gso on, gro on"}, or why one is off. */
     String offloads() {
         String refused = gsoRefused;

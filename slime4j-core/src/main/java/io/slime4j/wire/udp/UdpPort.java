@@ -212,6 +212,11 @@ public final class UdpPort implements WirePort {
                 : "gso off, gro off (the nio backend has neither)";
     }
 
+    /** The data socket, for tests of the package. */
+    UdpSocket dataSocket() {
+        return dataChannel;
+    }
+
     /** SO_RCVBUF of the data channel as the kernel reports it (Linux: twice the usable size). */
     @Override
     public int receiveBufferSize() {

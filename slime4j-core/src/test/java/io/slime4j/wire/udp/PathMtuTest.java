@@ -32,6 +32,18 @@ class PathMtuTest {
     }
 
     @Test
+    void nativeDatagramsCarryTheDontFragmentBitUnlessFragmentationIsAllowed() throws Exception {
+        assertThat(UdpConfig.Backend.nativeUnavailability()).as("native udp backend unavailable").isNull();
+        UdpConfig.Builder b = UdpConfig.builder().backend(UdpConfig.Backend.NATIVE);
+        try (UdpWire never = new UdpWire(b.build()); UdpWire allowed = new UdpWire(b.fragmentation(true).build())) {
+            NativeUdpSocket df = (NativeUdpSocket) never.bind("udp:127.0.0.1:0").dataSocket();
+            NativeUdpSocket mayFragment = (NativeUdpSocket) allowed.bind("udp:127.0.0.1:0").dataSocket();
+            assertThat(df.mtuDiscover()).as("IP_PMTUDISC_DO").isEqualTo(Libc.IP_PMTUDISC_DO);
+            assertThat(mayFragment.mtuDiscover()).as("the kernel's default").isNotEqualTo(Libc.IP_PMTUDISC_DO);
+        }
+    }
+
+    @Test
     void aPortReportsThePathItWasSizedFor() {
         try (UdpWire wire = new UdpWire(UdpConfig.builder().pathMtu(1500).build())) {
             UdpPort port = wire.bind("udp:127.0.0.1:0");
