@@ -8,6 +8,7 @@ module io.slime4j.core {
     requires com.fasterxml.jackson.jr.ob;
     requires com.fasterxml.jackson.core;
     requires java.management;
+    requires jdk.net;
 
     exports io.slime4j.verbs;
     exports io.slime4j.endpoint;

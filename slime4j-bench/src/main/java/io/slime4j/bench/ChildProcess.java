@@ -16,7 +16,12 @@ final class ChildProcess implements AutoCloseable {
     final Handshake handshake;
 
     ChildProcess(Class<?> main, String... args) throws IOException {
-        List<String> command = new ArrayList<>();
+        this(List.of(), main, args);
+    }
+
+    /** As above behind {@code prefix}, e.g. {@code ip netns exec NAME} (which execs the JVM). */
+    ChildProcess(List<String> prefix, Class<?> main, String... args) throws IOException {
+        List<String> command = new ArrayList<>(prefix);
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.add("-Xmx1g");
         if (ChildProcess.class.getModule().isNativeAccessEnabled()) {

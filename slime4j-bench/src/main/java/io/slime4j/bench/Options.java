@@ -7,8 +7,15 @@ final class Options {
     int[] sizes = {64 << 10, 1 << 20};
     long bytes = 2L << 30; // long enough that a fresh child JVM has compiled its hot paths
     int depth = 16;
-    int mtu = 60 << 10; // loopback carries 64 KiB datagrams whole; the engine header must fit too
+    int mtu = 0; // from the path: 60 KiB on loopback, which carries such datagrams whole; 1408 at MTU 1500
     int rounds = 3;
+    /** This side's address (its device and the TCP client); the served side's. */
+    String host = "127.0.0.1";
+    String peerHost = "127.0.0.1";
+    /** The network namespace the served side runs in, or null for this one. */
+    String peerNetns;
+    /** Which systems run: {@code both}, {@code slime4j} or {@code tcp}. */
+    String only = "both";
 
     static Options parse(String[] args) {
         Options o = new Options();
@@ -23,11 +30,25 @@ final class Options {
                 case "--depth" -> o.depth = Integer.parseInt(value);
                 case "--mtu" -> o.mtu = (int) size(value);
                 case "--rounds" -> o.rounds = Integer.parseInt(value);
+                case "--host" -> o.host = value;
+                case "--peer-host" -> o.peerHost = value;
+                case "--peer-netns" -> o.peerNetns = value;
+                case "--only" -> {
+                    if (!value.equals("both") && !value.equals("slime4j") && !value.equals("tcp")) {
+                        throw new IllegalArgumentException("--only must be both, slime4j or tcp, was " + value);
+                    }
+                    o.only = value;
+                }
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
             }
             i++;
         }
         return o;
+    }
+
+    /** The command prefix that runs the served side where it belongs. */
+    java.util.List<String> peerPrefix() {
+        return peerNetns == null ? java.util.List.of() : java.util.List.of("ip", "netns", "exec", peerNetns);
     }
 
     int maxSize() {

@@ -18,9 +18,9 @@ final class TcpStream {
     private TcpStream() {}
 
     /** Served side: accepts one connection, then per round reads an 8-byte total and that many bytes, and acks. */
-    static void serve(Handshake handshake) throws IOException {
+    static void serve(Handshake handshake, String host) throws IOException {
         try (ServerSocketChannel server = ServerSocketChannel.open()) {
-            server.bind(new InetSocketAddress("127.0.0.1", 0));
+            server.bind(new InetSocketAddress(host, 0));
             handshake.send("PORT " + ((InetSocketAddress) server.getLocalAddress()).getPort());
             try (SocketChannel channel = server.accept()) {
                 channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
@@ -60,8 +60,8 @@ final class TcpStream {
         private final SocketChannel channel;
         private final ByteBuffer message;
 
-        Client(int port, int maxSize) throws IOException {
-            channel = SocketChannel.open(new InetSocketAddress("127.0.0.1", port));
+        Client(String host, int port, int maxSize) throws IOException {
+            channel = SocketChannel.open(new InetSocketAddress(host, port));
             channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
             message = ByteBuffer.allocateDirect(maxSize);
         }

@@ -43,15 +43,17 @@ public final class WriteBench {
             Handshake h = new Handshake(new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)),
                     System.out);
             if (args[1].equals("tcp")) {
-                TcpStream.serve(h);
+                TcpStream.serve(h, args[2]);
             } else {
-                serveSlime(h, Integer.parseInt(args[2]), Integer.parseInt(args[3]));
+                serveSlime(h, Integer.parseInt(args[2]), Integer.parseInt(args[3]), args[4]);
             }
             return;
         }
         Options o = Options.parse(args);
-        System.out.printf("WriteBench: %s per size, %d outstanding, mtu %d, %d rounds (slime4j and TCP phases alternating);"
-                + " two processes on loopback; udp backend %s%n", Options.format(o.bytes), o.depth, o.mtu, o.rounds,
+        System.out.printf("WriteBench: %s per size, %d outstanding, mtu %s, %d rounds (slime4j and TCP phases alternating);"
+                + " two processes, %s -> %s%s; udp backend %s%n", Options.format(o.bytes), o.depth,
+                o.mtu == 0 ? "from the path" : Integer.toString(o.mtu), o.rounds, o.host, o.peerHost,
+                o.peerNetns == null ? "" : " (in network namespace " + o.peerNetns + ")",
                 UdpConfig.fromEnvironment().backend().resolve());
         int n = o.sizes.length;
         double[][] slime = new double[n][o.rounds];
@@ -61,18 +63,23 @@ public final class WriteBench {
         // TCP is measured.
         String counters = "";
         for (int r = 0; r < o.rounds; r++) {
-            try (SlimeSide s = new SlimeSide(o)) {
-                for (int i = 0; i < n; i++) {
-                    int size = o.sizes[i];
-                    int count = (int) (o.bytes / size);
-                    s.round(size, count); // warm-up: a fresh child JVM must compile its receive path first
-                    slime[i][r] = (double) size * count / (s.round(size, count) / 1e3);
+            if (!o.only.equals("tcp")) {
+                try (SlimeSide s = new SlimeSide(o)) {
+                    for (int i = 0; i < n; i++) {
+                        int size = o.sizes[i];
+                        int count = (int) (o.bytes / size);
+                        s.round(size, count); // warm-up: a fresh child JVM must compile its receive path first
+                        slime[i][r] = (double) size * count / (s.round(size, count) / 1e3);
+                    }
+                    counters = s.counters();
                 }
-                counters = s.counters();
             }
-            try (ChildProcess tcpChild = new ChildProcess(WriteBench.class, "--serve", "tcp");
-                 TcpStream.Client client = new TcpStream.Client(Integer.parseInt(tcpChild.handshake.expect("PORT")),
-                         o.maxSize())) {
+            if (o.only.equals("slime4j")) {
+                continue;
+            }
+            try (ChildProcess tcpChild = new ChildProcess(o.peerPrefix(), WriteBench.class, "--serve", "tcp", o.peerHost);
+                 TcpStream.Client client = new TcpStream.Client(o.peerHost,
+                         Integer.parseInt(tcpChild.handshake.expect("PORT")), o.maxSize())) {
                 for (int i = 0; i < n; i++) {
                     int size = o.sizes[i];
                     int count = (int) (o.bytes / size);
@@ -114,10 +121,10 @@ public final class WriteBench {
 
         SlimeSide(Options o) throws Exception {
             depth = o.depth;
-            child = new ChildProcess(WriteBench.class, "--serve", "slime4j", Integer.toString(o.maxSize() * o.depth),
-                    Integer.toString(o.mtu));
+            child = new ChildProcess(o.peerPrefix(), WriteBench.class, "--serve", "slime4j",
+                    Integer.toString(o.maxSize() * o.depth), Integer.toString(o.mtu), o.peerHost);
             wire = new UdpWire();
-            device = SoftDevice.open(wire, "udp:127.0.0.1:0", SoftConfig.builder().name("bench").build());
+            device = SoftDevice.open(wire, "udp:" + o.host + ":0", SoftConfig.builder().name("bench").build());
             arena = Arena.ofShared();
             QpConfig qpConfig = QpConfig.builder().mtu(o.mtu).sendQueueDepth(Math.max(64, o.depth * 2)).build();
             QpInfo peer = parseQp(child.handshake.expect("QP"));
@@ -137,10 +144,11 @@ public final class WriteBench {
         }
 
         String counters() {
-            return String.format("%d packets sent, %d retransmitted, %d timeouts, %d send drops (socket buffer full);"
-                            + "\n  sending port: %s", device.counters().get(Counter.PACKETS_SENT),
+            return String.format("mtu %d; %d packets sent, %d retransmitted, %d timeouts, %d send drops (socket buffer full);"
+                            + "\n  sending port: %s, %s", qp.config().mtu(), device.counters().get(Counter.PACKETS_SENT),
                     device.counters().get(Counter.RETRANSMITS), device.counters().get(Counter.TIMEOUTS),
-                    SoftCounters.of(device).get(SoftCounter.SEND_DROPS), wire.ports().getFirst().stats())
+                    SoftCounters.of(device).get(SoftCounter.SEND_DROPS), wire.ports().getFirst().offloads(),
+                    wire.ports().getFirst().stats())
                     + "\n  receiving port: " + peerStats();
         }
 
@@ -189,10 +197,10 @@ public final class WriteBench {
         return System.nanoTime() - start;
     }
 
-    private static void serveSlime(Handshake h, int regionBytes, int mtu) throws Exception {
+    private static void serveSlime(Handshake h, int regionBytes, int mtu, String host) throws Exception {
         QpConfig qpConfig = QpConfig.builder().mtu(mtu).build();
         try (UdpWire wire = new UdpWire();
-             SoftDevice device = SoftDevice.open(wire, "udp:127.0.0.1:0", SoftConfig.builder().name("bench-peer").build());
+             SoftDevice device = SoftDevice.open(wire, "udp:" + host + ":0", SoftConfig.builder().name("bench-peer").build());
              Arena arena = Arena.ofShared()) {
             ProtectionDomain pd = device.allocateProtectionDomain();
             CompletionQueue cq = device.createCompletionQueue(64);

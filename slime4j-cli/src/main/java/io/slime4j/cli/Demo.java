@@ -57,7 +57,7 @@ final class Demo {
             qpA.connect(qpB.localInfo());
             qpB.connect(qpA.localInfo());
             out.printf("connected QP %d <-> QP %d (mtu %d, window %d segments)%n", qpA.qpn(), qpB.qpn(),
-                    config.mtu(), SoftConfig.defaults().sendWindow());
+                    qpA.config().mtu(), SoftConfig.defaults().sendWindow());
 
             int n = (int) size;
             MemorySegment source = arena.allocate(n, 64);

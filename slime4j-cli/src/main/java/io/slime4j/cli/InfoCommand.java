@@ -1,7 +1,10 @@
 package io.slime4j.cli;
 
 import io.slime4j.endpoint.EndpointConfig;
+import io.slime4j.verbs.QpConfig;
+import io.slime4j.wire.udp.PathMtu;
 import io.slime4j.wire.udp.UdpConfig;
+import io.slime4j.wire.udp.UdpPort;
 import io.slime4j.wire.udp.UdpWire;
 import java.io.PrintStream;
 import java.lang.reflect.RecordComponent;
@@ -48,6 +51,8 @@ final class InfoCommand implements Callable<Integer> {
         out.printf("  %-8s %s%n", "udp", udp());
         out.printf("  %-8s %s%n", "inproc", "available (both sides in one process; perf --wire inproc)");
         out.println();
+        udpPaths(out);
+        out.println();
         out.println("settings");
         out.printf("  %-34s %-34s %-14s %s%n", "system property", "environment variable", "value", "from");
         int bad = settings(out, UdpConfig.environmentSettings(), UdpConfig.class, UdpConfig::defaults,
@@ -75,6 +80,39 @@ final class InfoCommand implements Callable<Integer> {
                     : "NOT available: " + wire.unavailabilityCause();
         } catch (RuntimeException e) {
             return "NOT available: " + e.getMessage();
+        }
+    }
+
+    /**
+     * What the UDP wire chooses here: the datagram size per interface (the default payload per
+     * packet follows from it, never IP-fragmented) and the kernel offloads a rail gets.
+     */
+    private static void udpPaths(PrintStream out) {
+        out.println("udp datagram size (the default payload per packet: the largest datagram the path MTU allows, "
+                + "less the 64-byte header, at most " + Sizes.format(QpConfig.DEFAULT_MAX_MTU) + ")");
+        UdpConfig config;
+        try {
+            config = UdpConfig.fromEnvironment();
+        } catch (IllegalArgumentException e) {
+            out.println("  (settings invalid, see below)");
+            return;
+        }
+        if (config.pathMtu() != 0) {
+            out.printf("  every rail: path MTU %d (configured): datagrams up to %d bytes, payload %d%n", config.pathMtu(),
+                    Math.min(config.maxDatagramSize(), config.pathMtu() - 28),
+                    Math.min(QpConfig.DEFAULT_MAX_MTU, Math.min(config.maxDatagramSize(), config.pathMtu() - 28) - 64));
+        } else {
+            for (String line : PathMtu.describeInterfaces(64, QpConfig.DEFAULT_MAX_MTU)) {
+                out.println("  " + line);
+            }
+            out.println("  a rail takes its bound interface's; a wildcard bind the smallest MTU of those up");
+        }
+        out.println("  fragmentation " + (config.fragmentation() ? "allowed (slime4j.udp.fragmentation)"
+                : "never (don't-fragment set; too large a datagram fails to send)"));
+        try (UdpWire wire = new UdpWire(config); UdpPort port = wire.bind("udp:127.0.0.1:0")) {
+            out.printf("udp offloads  %s (%s backend)%n", port.offloads(), port.backend().name().toLowerCase());
+        } catch (RuntimeException e) {
+            out.println("udp offloads  unknown: " + e.getMessage());
         }
     }
 

@@ -99,7 +99,8 @@ final class PerfCommand implements Callable<Integer> {
     Integer signalEvery;
 
     @Option(names = "--mtu", paramLabel = "BYTES", description = "Payload bytes per packet, 256..65000 (K suffix;"
-            + " default: 60K on loopback and the inproc wire, where datagrams are never fragmented; 4K to another host).")
+            + " default: the largest the path carries without IP fragmentation: 60K on loopback and the inproc wire,"
+            + " the interface MTU less 92 bytes of headers to another host, e.g. 1408 at MTU 1500).")
     String mtu;
 
     @Option(names = "--wire", paramLabel = "WIRE",
@@ -320,26 +321,21 @@ final class PerfCommand implements Callable<Integer> {
                 timeout);
     }
 
-    /** Payload bytes per packet of the run's queue pairs: a large one where no IP fragmentation can happen. */
-    static final int LOOPBACK_MTU = 60 << 10;
+    /** Payload bytes per packet on loopback when the devices choose it from the path (60 KiB). */
+    static final int LOOPBACK_MTU = QpConfig.DEFAULT_MAX_MTU;
 
+    /**
+     * Payload bytes per packet of the run's queue pairs: {@code --mtu}, else 0, which lets each
+     * device choose the largest its path carries without IP fragmentation (60 KiB on loopback, the
+     * interface MTU less the headers elsewhere), as the library does by default.
+     */
     private int mtu() {
         if (mtu != null) {
             long v = size(mtu, "--mtu");
             range("--mtu", v, QpConfig.MIN_MTU, QpConfig.MAX_MTU);
             return (int) v;
         }
-        if (connect == null || wire.equals("inproc")) {
-            return LOOPBACK_MTU;
-        }
-        int colon = connect.lastIndexOf(':');
-        String host = colon < 0 ? connect : connect.substring(0, colon);
-        try {
-            return java.net.InetAddress.getByName(host.replace("[", "").replace("]", "")).isLoopbackAddress()
-                    ? LOOPBACK_MTU : QpConfig.defaults().mtu();
-        } catch (java.net.UnknownHostException e) {
-            return QpConfig.defaults().mtu(); // connecting reports the unknown host
-        }
+        return QpConfig.MTU_FROM_PATH;
     }
 
     private static void range(String option, long v, long min, long max) {

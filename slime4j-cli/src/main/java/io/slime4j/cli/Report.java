@@ -61,7 +61,8 @@ final class Report {
         } else {
             out.printf(" Transport       : soft RC over the %s wire, %s%n", plan.wire(), where);
         }
-        out.printf(" Queue pairs     : %-6d Outstanding ops : %-6d MTU : %-6d Verify : %s%n", plan.qps(), row.depth(), plan.mtu(),
+        out.printf(" Queue pairs     : %-6d Outstanding ops : %-6d MTU : %-6s Verify : %s%n", plan.qps(), row.depth(),
+                plan.mtu() == 0 ? "path" : Integer.toString(plan.mtu()),
                 plan.verify() ? "every byte, where it landed" : "off (--verify checks every byte)");
         out.println(RULE);
         if (row.mode() == PerfPlan.Mode.BW) {

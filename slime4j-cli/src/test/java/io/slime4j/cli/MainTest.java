@@ -101,6 +101,8 @@ class MainTest {
         }
         String text = out();
         assertThat(text).contains("JDK      " + Runtime.version(), "udp      available", "inproc   available");
+        assertThat(text).as("the datagram size chosen per interface and the offloads")
+                .containsPattern("mtu \\d+: datagrams up to \\d+ bytes, payload \\d+").contains("udp offloads  gso ");
         for (var s : List.of(UdpConfig.environmentSettings(), EndpointConfig.environmentSettings())) {
             s.forEach((property, variable) -> assertThat(text).containsPattern(
                     "(?m)^  " + java.util.regex.Pattern.quote(property) + " +" + variable + " +\\S+ +\\S"));

@@ -59,7 +59,7 @@ final class IoPath {
     TransferFuture submit(OpKind kind, List<Assignment> batch, int immediate) {
         lifecycle.checkUsable();
         IoPlan plan = IoPlan.of(kind, batch, regions, router, transport, config.maxRequestBytes(),
-                config.qpTemplate().mtu());
+                transport.io[0].config().mtu()); // the MTU the device chose
         if (kind == OpKind.WRITE_WITH_IMM) {
             imm.acquirePeerCredit();
         }

@@ -164,6 +164,10 @@ public final class SoftDevice implements VerbsDevice {
         if (qpConfig == null) {
             throw new IllegalArgumentException("QpConfig must not be null");
         }
+        if (qpConfig.mtu() == QpConfig.MTU_FROM_PATH) { // the largest the wire carries unfragmented (docs/WIRE.md)
+            qpConfig = qpConfig.toBuilder().mtu(Math.max(QpConfig.MIN_MTU,
+                    Math.min(QpConfig.DEFAULT_MAX_MTU, port.pathPacketSize() - HEADER_LENGTH))).build();
+        }
         if (qpConfig.mtu() + HEADER_LENGTH > port.maxPacketSize()) {
             throw new IllegalArgumentException("mtu " + qpConfig.mtu() + " plus the " + HEADER_LENGTH
                     + "-byte header exceeds the largest datagram of " + address() + " (" + port.maxPacketSize() + ")");
@@ -377,6 +381,7 @@ public final class SoftDevice implements VerbsDevice {
         for (SoftQueuePair qp : queuePairs) {
             work += qp.doWork(nowNanos);
         }
+        port.flush(); // the burst's held datagrams leave now (UDP GSO)
         return work;
     }
 

@@ -18,7 +18,10 @@ import java.time.Duration;
  * @param ackTimeout       how long a segment waits for its ACK before it is sent again; doubled on
  *                         each retry of the same segment (capped at {@link #MAX_BACKOFF} times)
  * @param rnrTimer         how long a requester waits after an RNR NAK before sending again
- * @param mtu              payload bytes per packet
+ * @param mtu              payload bytes per packet, or {@link #MTU_FROM_PATH} (the default): the device
+ *                         chooses the largest that its wire carries without IP fragmentation (60 KiB
+ *                         on loopback, 1,408 bytes over an Ethernet MTU of 1,500; see docs/WIRE.md),
+ *                         and {@link QueuePair#config()} reports the value chosen
  * @param maxReadAtomic    reads and atomics this queue pair has outstanding at most; later ones wait
  * @param initialPsn       first packet sequence number sent, or -1 for a random one
  */
@@ -33,6 +36,10 @@ public record QpConfig(int sendQueueDepth, int recvQueueDepth, int maxSge, boole
     /** Smallest and largest MTU. */
     public static final int MIN_MTU = 256;
     public static final int MAX_MTU = 65_000;
+    /** {@link #mtu()} value meaning "the largest the path carries unfragmented", at most {@link #DEFAULT_MAX_MTU}. */
+    public static final int MTU_FROM_PATH = 0;
+    /** The largest MTU a device chooses for {@link #MTU_FROM_PATH}: 60 KiB (loopback). */
+    public static final int DEFAULT_MAX_MTU = 60 << 10;
     /** {@code rnrRetry} value meaning "retry forever". */
     public static final int RNR_RETRY_INFINITE = 7;
 
@@ -42,7 +49,8 @@ public record QpConfig(int sendQueueDepth, int recvQueueDepth, int maxSge, boole
         check(maxSge >= 1 && maxSge <= 256, "maxSge", maxSge, "1..256");
         check(retryCount >= 0 && retryCount <= 7, "retryCount", retryCount, "0..7");
         check(rnrRetry >= 0 && rnrRetry <= 7, "rnrRetry", rnrRetry, "0..7");
-        check(mtu >= MIN_MTU && mtu <= MAX_MTU, "mtu", mtu, MIN_MTU + ".." + MAX_MTU);
+        check(mtu == MTU_FROM_PATH || mtu >= MIN_MTU && mtu <= MAX_MTU, "mtu", mtu,
+                "0 (from the path) or " + MIN_MTU + ".." + MAX_MTU);
         check(maxReadAtomic >= 1 && maxReadAtomic <= 256, "maxReadAtomic", maxReadAtomic, "1..256");
         check(initialPsn >= -1 && initialPsn <= 0xFFFF_FFFFL, "initialPsn", initialPsn, "-1 or 0..2^32-1");
         if (ackTimeout == null || ackTimeout.isNegative() || ackTimeout.isZero() || ackTimeout.toSeconds() > 3600) {
@@ -86,7 +94,7 @@ public record QpConfig(int sendQueueDepth, int recvQueueDepth, int maxSge, boole
         private int rnrRetry = RNR_RETRY_INFINITE;
         private Duration ackTimeout = Duration.ofMillis(100);
         private Duration rnrTimer = Duration.ofMillis(1);
-        private int mtu = 4096;
+        private int mtu = MTU_FROM_PATH;
         private int maxReadAtomic = 16;
         private long initialPsn = -1;
 

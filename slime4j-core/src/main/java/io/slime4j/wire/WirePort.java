@@ -23,6 +23,25 @@ public interface WirePort extends AutoCloseable {
     int maxPacketSize();
 
     /**
+     * Largest datagram that reaches this port's peers without IP fragmentation (for UDP: what the
+     * path MTU leaves for the UDP payload); the engine's default payload per packet is chosen so
+     * that its packets fit. At most {@link #maxPacketSize()}, which this default returns (wires
+     * without a path limit, e.g. in-process queues).
+     */
+    default int pathPacketSize() {
+        return maxPacketSize();
+    }
+
+    /**
+     * Ends a burst of sends: a wire that holds datagrams back to send several in one system call
+     * (UDP GSO) sends what it holds now. The engine calls it at the end of each duty cycle's
+     * sending, from the sending thread; until then a held datagram's parts (header copied, payload
+     * read at flush) must stay as they were. Wires that send at once need not override it.
+     */
+    default void flush() {
+    }
+
+    /**
      * Bytes of datagrams this port can hold before the wire starts dropping them (for UDP, the
      * socket receive buffer the kernel granted). The engine keeps the data its peers have in flight
      * towards this port below it. Wires without such a limit return {@link Integer#MAX_VALUE}.
@@ -41,8 +60,9 @@ public interface WirePort extends AutoCloseable {
 
     /**
      * Sends one datagram made of {@code headerLength} bytes of {@code header} followed by
-     * {@code payloadLength} bytes of {@code payload} starting at {@code payloadOffset} (both read
-     * before return). A wire that can gather the two parts in one system call does so, which saves
+     * {@code payloadLength} bytes of {@code payload} starting at {@code payloadOffset} (the header
+     * read before return; the payload before return or, on a port that holds datagrams back for a
+     * burst, before the next {@link #flush()}). A wire that can gather the two parts in one system call does so, which saves
      * the engine copying a payload out of registered memory into a packet; this default copies the
      * payload behind the header, which then needs room for both.
      *

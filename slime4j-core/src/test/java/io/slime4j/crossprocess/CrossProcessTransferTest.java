@@ -39,6 +39,13 @@ class CrossProcessTransferTest {
     private static final long[] EDGE_SIZES = {1, 2, 3, 7, 8, 63, 64, 65, 255, 256, 4031, 4032, 4033, 4095, 4096, 4097,
             65_535, 65_536, 65_537, MIB - 1, MIB + 1, 16 * MIB};
 
+    /** Where the sides run when {@link TransferMain} is told (e.g. two network namespaces); defaults: loopback. */
+    static List<String> peerPrefix = List.of();
+    static String peerBind = "udp:127.0.0.1:0";
+    static String localBind = "udp:127.0.0.1:0";
+    /** A largest message added to the edge sizes of every opcode (0: none), e.g. 64 MiB. */
+    static long largest;
+
     private PeerProcess peer;
     private LocalSide local;
     private long seed = 1;
@@ -52,7 +59,7 @@ class CrossProcessTransferTest {
         // the retry budget every ackTimeout/2 without backoff): an engine issue, reported, not a
         // property of the wire.
         QpConfig qp = QpConfig.defaults();
-        peer = new PeerProcess(peerOptions("--max-seconds", "150"));
+        peer = new PeerProcess(peerPrefix, peerOptions("--max-seconds", "280", "--bind", peerBind));
         local = newLocalSide("cross-a", qp);
         local.qp.connect(peer.info);
         var info = local.qp.localInfo();
@@ -66,12 +73,22 @@ class CrossProcessTransferTest {
 
     /** This process's side. */
     protected LocalSide newLocalSide(String name, QpConfig qp) {
-        return new LocalSide(name, qp);
+        return new LocalSide(name, qp, localBind);
     }
 
     /** What the logged figures are over. */
     protected String transport() {
         return "UDP loopback";
+    }
+
+    /** This side's UDP ports (for {@link TransferMain}'s report). */
+    List<io.slime4j.wire.udp.UdpPort> localPorts() {
+        return local.wire.ports();
+    }
+
+    /** The MTU this side's queue pair took. */
+    int localMtu() {
+        return local.qp.config().mtu();
     }
 
     @AfterEach
@@ -126,6 +143,10 @@ class CrossProcessTransferTest {
         for (long s : EDGE_SIZES) {
             sizes.add(s);
             sum += s;
+        }
+        if (largest > 0) {
+            sizes.add(largest);
+            sum += largest;
         }
         SplittableRandom random = new SplittableRandom(4711 + salt);
         while (sum < PER_OPCODE) {

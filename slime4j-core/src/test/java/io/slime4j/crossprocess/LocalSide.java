@@ -34,14 +34,19 @@ final class LocalSide implements AutoCloseable {
     final QueuePair qp;
 
     LocalSide(String name, QpConfig config) {
-        this(new UdpWire(UdpConfig.defaults()), name, config, false);
+        this(name, config, "udp:127.0.0.1:0");
     }
 
-    private LocalSide(UdpWire wire, String name, QpConfig config, boolean sharedMemory) {
+    /** A side bound at {@code bind} (e.g. an address inside a test's network namespace). */
+    LocalSide(String name, QpConfig config, String bind) {
+        this(new UdpWire(UdpConfig.defaults()), name, config, false, bind);
+    }
+
+    private LocalSide(UdpWire wire, String name, QpConfig config, boolean sharedMemory, String bind) {
         this.wire = wire;
         this.sharedMemory = sharedMemory;
         device = wire == null ? ShmDevice.open(ShmConfig.builder().name(name).build())
-                : SoftDevice.open(wire, "udp:127.0.0.1:0", SoftConfig.builder().name(name).build());
+                : SoftDevice.open(wire, bind, SoftConfig.builder().name(name).build());
         pd = device.allocateProtectionDomain();
         cq = device.createCompletionQueue(4096);
         qp = device.createQueuePair(pd, config, cq, cq);
@@ -49,7 +54,7 @@ final class LocalSide implements AutoCloseable {
 
     /** The side on an shm device; regions from {@link SharedMemory} when {@code sharedMemory}. */
     static LocalSide shm(String name, QpConfig config, boolean sharedMemory) {
-        return new LocalSide(null, name, config, sharedMemory);
+        return new LocalSide(null, name, config, sharedMemory, null);
     }
 
     /** Zeroed memory registered with every access. */

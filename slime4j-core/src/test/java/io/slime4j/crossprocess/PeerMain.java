@@ -61,11 +61,11 @@ public final class PeerMain {
     private final WorkRequest wr = new WorkRequest();
     private MemorySegment expected;
 
-    private PeerMain(PrintStream out, QpConfig qpConfig, boolean shm, boolean sharedMemory) {
+    private PeerMain(PrintStream out, QpConfig qpConfig, boolean shm, boolean sharedMemory, String bind) {
         this.out = out;
         this.sharedMemory = sharedMemory;
         device = shm ? ShmDevice.open(ShmConfig.builder().name("peer").build())
-                : SoftDevice.open(wire, "udp:127.0.0.1:0", SoftConfig.builder().name("peer").build());
+                : SoftDevice.open(wire, bind, SoftConfig.builder().name("peer").build());
         pd = device.allocateProtectionDomain();
         cq = device.createCompletionQueue(4096);
         qp = device.createQueuePair(pd, qpConfig, cq, cq);
@@ -75,7 +75,8 @@ public final class PeerMain {
     /**
      * Runs the peer. Options: {@code --ack-timeout-ms N}, {@code --retry-count N}, {@code --mtu N},
      * {@code --max-seconds N} (watchdog, default 300), {@code --device shm} (the shared-memory device
-     * instead of soft over UDP), {@code --memory shared} (regions from {@link SharedMemory}).
+     * instead of soft over UDP), {@code --memory shared} (regions from {@link SharedMemory}),
+     * {@code --bind ADDRESS} (default {@code udp:127.0.0.1:0}).
      */
     public static void main(String[] args) throws Exception {
         PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
@@ -84,6 +85,7 @@ public final class PeerMain {
         long maxSeconds = 300;
         boolean shm = false;
         boolean shared = false;
+        String bind = "udp:127.0.0.1:0";
         for (int i = 0; i + 1 < args.length; i += 2) {
             switch (args[i]) {
                 case "--ack-timeout-ms" -> qp.ackTimeout(Duration.ofMillis(Long.parseLong(args[i + 1])));
@@ -92,6 +94,7 @@ public final class PeerMain {
                 case "--max-seconds" -> maxSeconds = Long.parseLong(args[i + 1]);
                 case "--device" -> shm = args[i + 1].equals("shm");
                 case "--memory" -> shared = args[i + 1].equals("shared");
+                case "--bind" -> bind = args[i + 1];
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
             }
         }
@@ -105,7 +108,7 @@ public final class PeerMain {
                 // exiting anyway
             }
         });
-        PeerMain peer = new PeerMain(out, qp.build(), shm, shared);
+        PeerMain peer = new PeerMain(out, qp.build(), shm, shared, bind);
         try {
             peer.run(new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)));
         } finally {

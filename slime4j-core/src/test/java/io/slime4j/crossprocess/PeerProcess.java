@@ -36,8 +36,17 @@ final class PeerProcess implements AutoCloseable {
 
     /** Starts a child with {@link PeerMain}'s options, e.g. {@code --ack-timeout-ms 20}. */
     PeerProcess(String... options) throws IOException {
+        this(List.of(), options);
+    }
+
+    /**
+     * Starts a child as above behind {@code prefix}, e.g. {@code ip netns exec NAME} to run it in a
+     * network namespace (which execs the JVM, so the process is the child JVM itself).
+     */
+    PeerProcess(List<String> prefix, String... options) throws IOException {
         stderr = Files.createTempFile("slime4j-peer-", ".log");
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        List<String> command = new ArrayList<>(prefix);
+        command.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx256m", "-XX:+UseSerialGC", "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
                 PeerMain.class.getName()));
         command.addAll(List.of(options));

@@ -14,7 +14,22 @@ import javax.management.ObjectName;
 public final class TransferMain {
     private TransferMain() {}
 
+    /**
+     * Options: {@code --peer-netns NAME} (run the peer in that network namespace),
+     * {@code --peer-bind ADDRESS}, {@code --bind ADDRESS} (this side's rail), {@code --largest BYTES}
+     * (a message of that size added to every opcode's sizes).
+     */
     public static void main(String[] args) throws Exception {
+        for (int i = 0; i + 1 < args.length; i += 2) {
+            switch (args[i]) {
+                case "--peer-netns" -> CrossProcessTransferTest.peerPrefix = java.util.List.of("ip", "netns", "exec",
+                        args[i + 1]);
+                case "--peer-bind" -> CrossProcessTransferTest.peerBind = args[i + 1];
+                case "--bind" -> CrossProcessTransferTest.localBind = args[i + 1];
+                case "--largest" -> CrossProcessTransferTest.largest = Long.parseLong(args[i + 1]);
+                default -> throw new IllegalArgumentException("unknown option " + args[i]);
+            }
+        }
         CrossProcessTransferTest test = new CrossProcessTransferTest();
         test.startPeerAndConnect();
         try {
@@ -24,6 +39,9 @@ public final class TransferMain {
             System.out.println("RESULT retransmits=" + server.getAttribute(device, Counter.RETRANSMITS.name())
                     + " duplicates=" + server.getAttribute(device, Counter.DUPLICATES.name())
                     + " timeouts=" + server.getAttribute(device, Counter.TIMEOUTS.name()));
+            for (var port : test.localPorts()) {
+                System.out.println("PORT mtu=" + test.localMtu() + " " + port.offloads() + " " + port.stats());
+            }
         } finally {
             test.stopPeer();
         }

@@ -159,7 +159,8 @@ class RoutingTest {
     @Test
     void aStripedOpCompletesOnlyWhenEveryStripeHasLanded() throws Exception {
         // a long ACK timeout: the blocked rail must not run out of retries while the test looks
-        QpConfig patient = QpConfig.builder().ackTimeout(Duration.ofSeconds(3)).build();
+        // and 4 KiB packets, so that each lane's stripe is exactly 1 MiB (stripes are whole packets)
+        QpConfig patient = QpConfig.builder().ackTimeout(Duration.ofSeconds(3)).mtu(4096).build();
         EndpointConfig c = config(4).selector("striped").qpTemplate(patient).build();
         try (RailPair p = RailPair.inproc(2, c, 8 << 20)) {
             for (int s = 0; s < 4; s++) {

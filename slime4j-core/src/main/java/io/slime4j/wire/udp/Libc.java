@@ -44,6 +44,26 @@ final class Libc {
     static final int EAGAIN = 11;
     static final int EINTR = 4;
     static final int ENOBUFS = 105;
+    static final int EINVAL = 22;
+    static final int EIO = 5;
+    static final int EMSGSIZE = 90;
+    static final int ENOPROTOOPT = 92;
+    static final int EOPNOTSUPP = 95;
+    static final int IPPROTO_IP = 0;
+    static final int IP_MTU_DISCOVER = 10;
+    static final int IP_MTU = 14;
+    static final int IP_PMTUDISC_DO = 2;
+    static final int IPV6_MTU_DISCOVER = 23;
+    static final int IPV6_MTU = 24;
+    static final int IPV6_PMTUDISC_DO = 2;
+    /** SOL_UDP and its segmentation offload options (linux/udp.h). */
+    static final int SOL_UDP = 17;
+    static final int UDP_SEGMENT = 103;
+    static final int UDP_GRO = 104;
+    /** struct cmsghdr of LP64 Linux: len (size_t), level, type; data 8-aligned after it. */
+    static final long CMSG_HEADER = 16;
+    /** CMSG_SPACE(sizeof(uint16_t)): the UDP_SEGMENT control message. */
+    static final long CMSG_SPACE_SEGMENT = 24;
 
     static final int SOCKADDR_SIZE = 28; // sockaddr_in6, the larger of the two families used
 

@@ -60,6 +60,11 @@ final class NativeUdpSocket extends UdpSocket {
     private InetSocketAddress lastTarget;
     private int targetLength;
     private MemorySegment copy;
+    private final GsoBurst burst;
+    /** Whether runs of datagrams leave in one sendmsg with UDP_SEGMENT (cleared if the kernel refuses). */
+    private boolean gso;
+    /** Why GSO is off, once the kernel refused it on the data path; read by the port to log and report. */
+    private volatile String gsoRefused;
 
     // Receiving thread only.
     private final MemorySegment sourceAddress;
@@ -72,6 +77,12 @@ final class NativeUdpSocket extends UdpSocket {
     private int receivedLength;
     private final MemorySegment receiveMessage;
     private final MemorySegment receiveIov;
+    private final MemorySegment receiveControl;
+    /** Whether the kernel coalesces received datagrams (UDP_GRO): every receive then reads the segment size. */
+    private boolean gro;
+    private int segmentSize;
+    /** What the socket's offloads are, or why not, as set up at open. */
+    private String offloads = "";
 
     private NativeUdpSocket(int fd, int family) {
         this.fd = fd;
@@ -84,6 +95,8 @@ final class NativeUdpSocket extends UdpSocket {
         sourceLength = arena.allocate(4, 4);
         receiveMessage = arena.allocate(Libc.MSGHDR_SIZE, 8);
         receiveIov = arena.allocate(Libc.IOVEC.byteSize() * 3, 8);
+        receiveControl = arena.allocate(64, 8);
+        burst = new GsoBurst(family);
         receiveMessage.set(LONG, Libc.MSG_NAME, sourceAddress.address());
         receiveMessage.set(LONG, Libc.MSG_IOV, receiveIov.address());
         receiveMessage.set(LONG, Libc.MSG_IOVLEN, 3);
@@ -101,6 +114,18 @@ final class NativeUdpSocket extends UdpSocket {
      */
     static NativeUdpSocket open(InetAddress host, int port, int receiveBufferSize, int sendBufferSize)
             throws IOException {
+        return open(host, port, receiveBufferSize, sendBufferSize, false, false, false);
+    }
+
+    /**
+     * As {@link #open(InetAddress, int, int, int)}, and: {@code dontFragment} sets
+     * {@code IP_MTU_DISCOVER = IP_PMTUDISC_DO} (and its IPv6 twin), so that a datagram larger than
+     * the path MTU fails to send instead of being fragmented; {@code gso} enables held bursts sent
+     * with {@code UDP_SEGMENT} if the kernel knows the option; {@code gro} asks for coalesced
+     * receives ({@code UDP_GRO}). {@link #offloads()} says what was granted.
+     */
+    static NativeUdpSocket open(InetAddress host, int port, int receiveBufferSize, int sendBufferSize,
+                                boolean dontFragment, boolean gso, boolean gro) throws IOException {
         if (Libc.unavailability() != null) {
             throw new UnsupportedOperationException(Libc.unavailability().getMessage(), Libc.unavailability());
         }
@@ -119,6 +144,17 @@ final class NativeUdpSocket extends UdpSocket {
                 }
                 socket.setIntOption(arena, Libc.SOL_SOCKET, Libc.SO_RCVBUF, receiveBufferSize, "SO_RCVBUF");
                 socket.setIntOption(arena, Libc.SOL_SOCKET, Libc.SO_SNDBUF, sendBufferSize, "SO_SNDBUF");
+                if (dontFragment) {
+                    if (family == Libc.AF_INET6) {
+                        socket.setIntOption(arena, Libc.IPPROTO_IPV6, Libc.IPV6_MTU_DISCOVER, Libc.IPV6_PMTUDISC_DO,
+                                "IPV6_MTU_DISCOVER");
+                        socket.trySetIntOption(arena, Libc.IPPROTO_IP, Libc.IP_MTU_DISCOVER, Libc.IP_PMTUDISC_DO);
+                    } else {
+                        socket.setIntOption(arena, Libc.IPPROTO_IP, Libc.IP_MTU_DISCOVER, Libc.IP_PMTUDISC_DO,
+                                "IP_MTU_DISCOVER");
+                    }
+                }
+                socket.setUpOffloads(arena, gso, gro);
                 MemorySegment at = arena.allocate(Libc.SOCKADDR_SIZE, 8);
                 int length = encode(at, family, new InetSocketAddress(host, port));
                 if ((int) Libc.BIND.invokeExact(capture, fd, at, length) != 0) {
@@ -143,6 +179,71 @@ final class NativeUdpSocket extends UdpSocket {
         if ((int) Libc.SETSOCKOPT.invokeExact(capture, fd, level, name, v, 4) != 0) {
             throw failure("setsockopt " + what, capture);
         }
+    }
+
+    /** Sets an option; returns 0 or the errno of the refusal. */
+    private int trySetIntOption(Arena arena, int level, int name, int value) throws Throwable {
+        MemorySegment v = arena.allocate(ValueLayout.JAVA_INT);
+        v.set(ValueLayout.JAVA_INT, 0, value);
+        MemorySegment capture = Libc.captureSegment(arena);
+        return (int) Libc.SETSOCKOPT.invokeExact(capture, fd, level, name, v, 4) == 0 ? 0 : Libc.errno(capture);
+    }
+
+    /**
+     * GSO: the kernel knows {@code UDP_SEGMENT} if it can be read (Linux 4.18+); whether it takes a
+     * burst shows on the first one (a refusal falls back, see {@link #flushHeld()}). GRO: set
+     * {@code UDP_GRO} (Linux 5.0+).
+     */
+    private void setUpOffloads(Arena arena, boolean wantGso, boolean wantGro) throws Throwable {
+        StringBuilder note = new StringBuilder();
+        if (wantGso) {
+            MemorySegment v = arena.allocate(ValueLayout.JAVA_INT);
+            MemorySegment len = arena.allocate(ValueLayout.JAVA_INT);
+            len.set(ValueLayout.JAVA_INT, 0, 4);
+            MemorySegment capture = Libc.captureSegment(arena);
+            gso = (int) Libc.GETSOCKOPT.invokeExact(capture, fd, Libc.SOL_UDP, Libc.UDP_SEGMENT, v, len) == 0;
+            note.append(gso ? "gso on" : "gso off (the kernel has no UDP_SEGMENT: errno " + Libc.errno(capture)
+                    + "; Linux 4.18+)");
+        } else {
+            note.append("gso off (configured)");
+        }
+        if (wantGro) {
+            int errno = trySetIntOption(arena, Libc.SOL_UDP, Libc.UDP_GRO, 1);
+            gro = errno == 0;
+            note.append(gro ? ", gro on" : ", gro off (the kernel refused UDP_GRO: errno " + errno + "; Linux 5.0+)");
+        } else {
+            note.append(", gro off (configured)");
+        }
+        offloads = note.toString();
+    }
+
+    /** The socket's {@code IP_MTU_DISCOVER} (IPv6: {@code IPV6_MTU_DISCOVER}) mode; 2 is "don't fragment". */
+    int mtuDiscover() throws IOException {
+        return family == Libc.AF_INET6 ? intOption(Libc.IPPROTO_IPV6, Libc.IPV6_MTU_DISCOVER, "IPV6_MTU_DISCOVER")
+                : intOption(Libc.IPPROTO_IP, Libc.IP_MTU_DISCOVER, "IP_MTU_DISCOVER");
+    }
+
+    /** What the socket's offloads are: e.g. {@code "gso on, gro on"}, or why one is off. */
+    String offloads() {
+        String refused = gsoRefused;
+        return refused == null ? offloads : offloads.replace("gso on", "gso off (" + refused + ")");
+    }
+
+    /** Why the kernel refused a GSO burst on the data path, or null. */
+    String gsoRefused() {
+        return gsoRefused;
+    }
+
+    /** Whether a receive can bring several datagrams coalesced ({@code UDP_GRO} granted). */
+    @Override
+    boolean coalesces() {
+        return gro;
+    }
+
+    /** Segment size of the last receive's coalesced datagrams, or 0 if it brought one datagram. */
+    @Override
+    int segmentSize() {
+        return segmentSize;
     }
 
     private int intOption(int level, int name, String what) throws IOException {
@@ -178,6 +279,8 @@ final class NativeUdpSocket extends UdpSocket {
             case 13 -> "permission denied";
             case 22 -> "invalid argument";
             case 24 -> "too many open files";
+            case 90 -> "message too long: the datagram is larger than the path MTU allows (choose a smaller "
+                    + "QpConfig.mtu, or allow fragmentation: slime4j.udp.fragmentation=true)";
             case 97 -> "address family not supported";
             case 98 -> "Address already in use";
             case 99 -> "Cannot assign requested address";
@@ -188,7 +291,7 @@ final class NativeUdpSocket extends UdpSocket {
     }
 
     /** Writes {@code a} as a sockaddr of {@code family} into {@code into}; returns its length. */
-    private static int encode(MemorySegment into, int family, InetSocketAddress a) {
+    static int encode(MemorySegment into, int family, InetSocketAddress a) {
         InetAddress host = a.getAddress();
         if (host == null) {
             throw new UnsupportedAddressTypeException();
@@ -262,6 +365,121 @@ final class NativeUdpSocket extends UdpSocket {
         return true;
     }
 
+    @Override
+    boolean holds() {
+        return gso;
+    }
+
+    /**
+     * Holds a datagram for the burst being gathered (sending the burst first if it cannot join),
+     * or sends it at once if it cannot be part of any. Counts what it sends, refuses or loses.
+     */
+    @Override
+    void hold(MemorySegment header, int headerLength, MemorySegment payload, long payloadOffset, int payloadLength,
+              InetSocketAddress target) throws IOException {
+        if (!header.isNative() || !payload.isNative() || !gso || !GsoBurst.fits(headerLength,
+                headerLength + payloadLength)) {
+            flushHeld();
+            super.hold(header, headerLength, payload, payloadOffset, payloadLength, target);
+            return;
+        }
+        if (payloadOffset < 0 || payloadLength < 0 || payloadOffset > payload.byteSize() - payloadLength
+                || headerLength < 0 || headerLength > header.byteSize()) {
+            throw new IndexOutOfBoundsException("payload " + payloadOffset + "+" + payloadLength + " of "
+                    + payload.byteSize() + ", header " + headerLength + " of " + header.byteSize());
+        }
+        if (!payload.scope().isAlive()) {
+            throw new IllegalStateException("payload memory already closed");
+        }
+        if (burst.count() > 0 && !burst.joins(target, headerLength + payloadLength)) {
+            flushHeld();
+        }
+        burst.add(target, header, headerLength, payload.address() + payloadOffset, payloadLength);
+        if (burst.full()) {
+            flushHeld();
+        }
+    }
+
+    /**
+     * Sends the held burst: one {@code sendmsg} with {@code UDP_SEGMENT}, or a plain one for a
+     * single datagram. A full buffer loses the burst (counted; the engine resends). A kernel that
+     * refuses the segmentation ({@code EINVAL}, {@code EIO}, {@code EOPNOTSUPP}) gets the datagrams
+     * one by one; if those leave, GSO is switched off for this socket and {@link #gsoRefused()} says
+     * why.
+     */
+    @Override
+    void flushHeld() throws IOException {
+        int count = burst.count();
+        if (count == 0) {
+            return;
+        }
+        try {
+            long n = sendHeld(count > 1, 0);
+            if (n >= 0) {
+                sent(count, burst.bytes(), count > 1);
+                return;
+            }
+            int errno = Libc.errno();
+            if (errno == Libc.EAGAIN || errno == Libc.ENOBUFS || errno == Libc.EINTR) {
+                heldCounters.add(UdpCounters.SEND_BUFFER_FULL, count);
+                return;
+            }
+            if (count > 1 && (errno == Libc.EINVAL || errno == Libc.EIO || errno == Libc.EOPNOTSUPP)) {
+                sendOneByOne(count, errno);
+                return;
+            }
+            heldCounters.add(UdpCounters.SEND_ERRORS, count);
+            throw failure("sendmsg", errno);
+        } finally {
+            burst.clear();
+        }
+    }
+
+    private void sendOneByOne(int count, int gsoErrno) throws IOException {
+        int sent = 0;
+        for (int i = 0; i < count; i++) {
+            long n = sendHeld(false, i);
+            if (n >= 0) {
+                sent++;
+                sent(1, burst.length(i), false);
+                continue;
+            }
+            int errno = Libc.errno();
+            if (errno == Libc.EAGAIN || errno == Libc.ENOBUFS || errno == Libc.EINTR) {
+                heldCounters.add(UdpCounters.SEND_BUFFER_FULL, count - i);
+                return;
+            }
+            heldCounters.add(UdpCounters.SEND_ERRORS, count - i);
+            throw failure("sendmsg", errno);
+        }
+        if (sent == count) {
+            gso = false;
+            gsoRefused = "the kernel refused UDP_SEGMENT on this route: errno " + gsoErrno;
+        }
+    }
+
+    private void sent(int datagrams, int bytes, boolean segmented) {
+        heldCounters.add(UdpCounters.DATAGRAMS_SENT, datagrams);
+        heldCounters.add(UdpCounters.BYTES_SENT, bytes);
+        if (segmented) {
+            heldCounters.increment(UdpCounters.GSO_SENDS);
+        }
+    }
+
+    private long sendHeld(boolean segmented, int index) throws IOException {
+        long message = burst.message(segmented, index);
+        if (!acquire()) {
+            throw new ClosedChannelException();
+        }
+        try {
+            return (long) Libc.SENDMSG.invokeExact(fd, message, 0);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        } finally {
+            release();
+        }
+    }
+
     private boolean sendRaw(long first, int firstLength, long second, int secondLength, InetSocketAddress target)
             throws IOException {
         if (target != lastTarget) {
@@ -314,8 +532,21 @@ final class NativeUdpSocket extends UdpSocket {
         return recvfrom(into, into.byteSize(), Libc.MSG_TRUNC);
     }
 
-    /** One {@code recvfrom} of up to {@code length} bytes into {@code into}, with {@code flags}. */
+    /**
+     * One {@code recvfrom} of up to {@code length} bytes into {@code into}, with {@code flags}; on a
+     * GRO socket a {@code recvmsg} instead, whose control message tells the segment size.
+     */
     private InetSocketAddress recvfrom(MemorySegment into, long length, int flags) throws IOException {
+        if (gro) {
+            receiveIov.set(LONG, 0, into.address());
+            receiveIov.set(LONG, 8, length);
+            receiveIov.set(LONG, 16, 0);
+            receiveIov.set(LONG, 24, 0);
+            receiveIov.set(LONG, 32, 0);
+            receiveIov.set(LONG, 40, 0);
+            return recvmsg(flags);
+        }
+        segmentSize = 0;
         if (!acquire()) {
             throw new ClosedChannelException();
         }
@@ -363,19 +594,51 @@ final class NativeUdpSocket extends UdpSocket {
         long rest = header.byteSize() - headerLength - payloadLength;
         receiveIov.set(LONG, 32, rest > 0 ? header.address() + headerLength + payloadLength : 0);
         receiveIov.set(LONG, 40, Math.max(0, rest));
+        return recvmsg(Libc.MSG_TRUNC);
+    }
+
+    /** One {@code recvmsg} into {@link #receiveIov}; on a GRO socket reads the segment size from the control message. */
+    private InetSocketAddress recvmsg(int flags) throws IOException {
         receiveMessage.set(INT, Libc.MSG_NAMELEN, Libc.SOCKADDR_SIZE);
+        if (gro) {
+            receiveMessage.set(LONG, Libc.MSG_CONTROL, receiveControl.address());
+            receiveMessage.set(LONG, Libc.MSG_CONTROLLEN, receiveControl.byteSize());
+        }
         if (!acquire()) {
             throw new ClosedChannelException();
         }
         long n;
         try {
-            n = (long) Libc.RECVMSG.invokeExact(fd, receiveMessage.address(), Libc.MSG_TRUNC);
+            n = (long) Libc.RECVMSG.invokeExact(fd, receiveMessage.address(), flags);
         } catch (Throwable t) {
             throw rethrow(t);
         } finally {
             release();
         }
+        segmentSize = n > 0 && gro ? groSegmentSize(n) : 0;
         return received(n, "recvmsg");
+    }
+
+    /**
+     * The UDP_GRO segment size from the control messages of the last {@code recvmsg}, or 0 when
+     * there is none or it is not smaller than the datagram ({@code n} bytes): one datagram.
+     */
+    private int groSegmentSize(long n) {
+        long controlLength = receiveMessage.get(LONG, Libc.MSG_CONTROLLEN);
+        long at = 0;
+        while (at + Libc.CMSG_HEADER <= controlLength && at + Libc.CMSG_HEADER <= receiveControl.byteSize()) {
+            long length = receiveControl.get(LONG, at);
+            if (length < Libc.CMSG_HEADER) {
+                return 0;
+            }
+            if (receiveControl.get(INT, at + 8) == Libc.SOL_UDP && receiveControl.get(INT, at + 12) == Libc.UDP_GRO
+                    && at + Libc.CMSG_HEADER + 4 <= receiveControl.byteSize()) {
+                int size = receiveControl.get(INT, at + Libc.CMSG_HEADER);
+                return size > 0 && size < n ? size : 0;
+            }
+            at += (length + 7) & ~7L;
+        }
+        return 0;
     }
 
     /** The source of the datagram just received, decoded only when it differs from the last one. */

@@ -19,6 +19,8 @@ final class SplitReceiver {
     private final UdpCounters receiveCounters;
     private final UdpPort port;
     private int peekSkips;
+    /** Datagrams the last {@link #next} that returned {@link #HANDED} handed over (several for a coalesced receive). */
+    private int handedLast;
     /** Placements left before predicting again, after a misprediction (packets of several queue pairs interleave). */
     private int predictSkips;
     private boolean predicted;
@@ -41,6 +43,7 @@ final class SplitReceiver {
      * @return {@link #HANDED}, {@link #NOT_SPLIT}, {@link #NONE} or {@link #DROPPED}
      */
     int next(UdpSocket channel, UdpPort.SourceCache sources, PlacingPacketHandler placing, PacketHandler handler) {
+        handedLast = 1;
         if (predicted && predict(placing)) {
             return receivePredicted(channel, sources, placing, handler);
         }
@@ -49,6 +52,11 @@ final class SplitReceiver {
             return NOT_SPLIT;
         }
         return receivePlaced(channel, sources, placing);
+    }
+
+    /** Datagrams the last {@link #next} handed over when it returned {@link #HANDED}. */
+    int handedLast() {
+        return handedLast;
     }
 
     /** {@link #next}: a datagram was handed over (placed, or whole after a misprediction). */
@@ -89,18 +97,20 @@ final class SplitReceiver {
             return NONE;
         }
         int length = channel.receivedLength();
-        if (length <= headerLength || length > maxDatagramSize) {
+        int segment = channel.segmentSize(); // coalesced (GRO): the first datagram is placed, the rest copied
+        int first = segment > 0 ? segment : length;
+        if (first <= headerLength || first > maxDatagramSize || length >= receiveSegment.byteSize()) {
             return NOT_PLACED;
         }
         UdpAddress from = sources.from(source);
-        if (!placing.place(receiveSegment, length, from)) {
+        if (!placing.place(receiveSegment, first, from)) {
             peekSkips = PEEK_BACKOFF;
             return NOT_PLACED;
         }
         MemorySegment target = placing.placementSegment();
         long offset = placing.placementOffset();
         try {
-            source = channel.receiveSplit(receiveSegment, headerLength, target, offset, length - headerLength);
+            source = channel.receiveSplit(receiveSegment, headerLength, target, offset, first - headerLength);
         } catch (IOException e) {
             port.receiveFailed(e);
             return NONE;
@@ -114,11 +124,14 @@ final class SplitReceiver {
         if (source == null) {
             return NONE;
         }
-        if (channel.receivedLength() != length) { // cannot happen with one receiving thread
+        if (channel.receivedLength() != length || channel.segmentSize() != segment) { // cannot happen with one receiving thread
             receiveCounters.increment(UdpCounters.RECEIVE_ERRORS);
             return DROPPED;
         }
-        placed(placing, length, from);
+        placed(placing, first, from);
+        if (segment > 0) {
+            handedLast = 1 + port.handOver(placing, from, length, segment, 1); // behind the first, in the buffer
+        }
         return PLACED;
     }
 
@@ -185,20 +198,32 @@ final class SplitReceiver {
         predicted = false;
         predictedSegment = null;
         int length = channel.receivedLength();
+        int segment = channel.segmentSize();
         UdpAddress from = sources.from(source);
-        int payload = length - headerLength;
-        if (payload > 0 && payload <= room && placing.confirm(receiveSegment, length, from)) {
+        int first = segment > 0 ? segment : length;
+        int payload = first - headerLength;
+        // coalesced (GRO): the first datagram's payload must have filled the room exactly, so that the
+        // next one starts right behind it in the buffer
+        if (payload > 0 && (segment > 0 ? payload == room : payload <= room)
+                && placing.confirm(receiveSegment, first, from)) {
             receiveCounters.increment(UdpCounters.PREDICTED_RECEIVED);
-            placed(placing, length, from);
+            placed(placing, first, from);
+            if (segment > 0) {
+                handedLast = 1 + port.handOver(placing, from, length, segment, 1);
+            }
             return PLACED;
         }
         predictSkips = PREDICT_BACKOFF;
-        if (length > maxDatagramSize) {
+        if (segment == 0 && length > maxDatagramSize) {
             receiveCounters.increment(UdpCounters.OVERSIZE_DROPS);
             return DROPPED;
         }
-        if (payload > 0) {
-            MemorySegment.copy(target, offset, receiveSegment, headerLength, Math.min(payload, room));
+        if (length > headerLength) { // the buffer holds the whole receive again, in order
+            MemorySegment.copy(target, offset, receiveSegment, headerLength, Math.min(length - headerLength, room));
+        }
+        if (segment > 0) {
+            handedLast = port.handOver(handler, from, length, segment, 0);
+            return TAKEN;
         }
         receiveCounters.increment(UdpCounters.DATAGRAMS_RECEIVED);
         receiveCounters.add(UdpCounters.BYTES_RECEIVED, length);

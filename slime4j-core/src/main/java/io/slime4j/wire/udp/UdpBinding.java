@@ -13,6 +13,8 @@ import java.net.StandardProtocolFamily;
 import java.net.StandardSocketOptions;
 import java.net.UnknownHostException;
 import java.nio.channels.DatagramChannel;
+import java.util.concurrent.atomic.AtomicBoolean;
+import jdk.net.ExtendedSocketOptions;
 
 /**
  * Binds the channels of one rail and works out the address it advertises: the control-path half
@@ -20,6 +22,8 @@ import java.nio.channels.DatagramChannel;
  */
 final class UdpBinding {
     private static final Logger LOG = LoggerFactory.getLogger(UdpBinding.class);
+    private static final AtomicBoolean FALLBACK_WARNED = new AtomicBoolean();
+    private static final AtomicBoolean OFFLOADS_LOGGED = new AtomicBoolean();
 
     private UdpBinding() {
     }
@@ -52,6 +56,13 @@ final class UdpBinding {
             throw new IllegalStateException("the native udp backend cannot run here: "
                     + UdpConfig.Backend.nativeUnavailability().getMessage() + "; choose backend nio or auto");
         }
+        if (!nativeBackend && config.backend() == UdpConfig.Backend.AUTO && !FALLBACK_WARNED.getAndSet(true)) {
+            LOG.warn("udp wire: the native backend cannot run here ({}); using NIO, which copies every payload "
+                    + "and has no GSO/GRO. Set slime4j.udp.backend=nio to choose NIO knowingly.",
+                    UdpConfig.Backend.nativeUnavailability().getMessage());
+        }
+        int pathMtu = PathMtu.mtu(host, config.pathMtu());
+        int pathPacketSize = PathMtu.datagramSize(host, pathMtu, config.maxDatagramSize());
         UdpSocket data = null;
         UdpSocket priority = null;
         try {
@@ -66,7 +77,12 @@ final class UdpBinding {
             int rcv = data.receiveBufferSize();
             int snd = data.sendBufferSize();
             logBuffers(local, config, rcv, snd, priority, nativeBackend);
-            return new UdpPort(wire, data, priority, bound, local, config.maxDatagramSize(), rcv, snd);
+            UdpPort port = new UdpPort(wire, data, priority, bound, local, config.maxDatagramSize(), rcv, snd, pathMtu,
+                    pathPacketSize);
+            LOG.debug("udp rail {}: path MTU {}{}, datagrams up to {} bytes unfragmented, {}", local.text(), pathMtu,
+                    config.pathMtu() != 0 ? " (configured)" : "", port.pathPacketSize(), port.offloads());
+            logOffloadsOnce(port, config);
+            return port;
         } catch (IOException e) {
             closeQuietly(priority);
             closeQuietly(data);
@@ -82,7 +98,10 @@ final class UdpBinding {
                                   boolean nativeBackend) {
         if (nativeBackend) {
             try {
-                return NativeUdpSocket.open(host, port, config.receiveBufferSize(), config.sendBufferSize());
+                // GSO and GRO on the data channel only: the priority channel carries single tiny datagrams
+                boolean data = what.equals("data");
+                return NativeUdpSocket.open(host, port, config.receiveBufferSize(), config.sendBufferSize(),
+                        !config.fragmentation(), data && config.gso(), data && config.gro());
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot bind the udp " + what + " channel of " + shown + " at "
                         + UdpAddress.PREFIX + UdpAddress.hostText(host) + ':' + port + ": " + e.getMessage(), e);
@@ -106,6 +125,9 @@ final class UdpBinding {
             channel.configureBlocking(false);
             channel.setOption(StandardSocketOptions.SO_RCVBUF, config.receiveBufferSize());
             channel.setOption(StandardSocketOptions.SO_SNDBUF, config.sendBufferSize());
+            if (!config.fragmentation() && channel.supportedOptions().contains(ExtendedSocketOptions.IP_DONTFRAGMENT)) {
+                channel.setOption(ExtendedSocketOptions.IP_DONTFRAGMENT, true);
+            }
             channel.bind(at);
             return channel;
         } catch (IOException e) {
@@ -156,6 +178,23 @@ final class UdpBinding {
                         + "wmem_max", local.text(), nativeBackend ? "native" : "nio", config.receiveBufferSize(), rcv,
                 config.sendBufferSize(), snd, priority == null ? ", single-socket rail"
                         : "; priority channel " + priority.receiveBufferSize() + " / " + priority.sendBufferSize());
+    }
+
+    /**
+     * Says once per JVM, at info, what the offloads of the first native rail are, and once at warn
+     * if the kernel refused one that was asked for (an old kernel).
+     */
+    private static void logOffloadsOnce(UdpPort port, UdpConfig config) {
+        if (port.backend() != UdpConfig.Backend.NATIVE || OFFLOADS_LOGGED.getAndSet(true)) {
+            return;
+        }
+        String offloads = port.offloads();
+        if (config.gso() && offloads.contains("gso off") || config.gro() && offloads.contains("gro off")) {
+            LOG.warn("udp wire: kernel offloads {}; the wire sends and receives one datagram per call instead",
+                    offloads);
+        } else {
+            LOG.info("udp wire: {}", offloads);
+        }
     }
 
     private static void closeQuietly(UdpSocket channel) {

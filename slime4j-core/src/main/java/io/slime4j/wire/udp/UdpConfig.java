@@ -21,6 +21,14 @@ import java.util.function.UnaryOperator;
  *     <td>{@code SLIME4J_UDP_ADVERTISED_ADDRESS}</td><td>none (the bound address)</td></tr>
  * <tr><td>{@link #backend()}</td><td>{@code slime4j.udp.backend}</td>
  *     <td>{@code SLIME4J_UDP_BACKEND}</td><td>{@code auto}</td></tr>
+ * <tr><td>{@link #pathMtu()}</td><td>{@code slime4j.udp.pathMtu}</td>
+ *     <td>{@code SLIME4J_UDP_PATH_MTU}</td><td>0: the bound interface's MTU</td></tr>
+ * <tr><td>{@link #fragmentation()}</td><td>{@code slime4j.udp.fragmentation}</td>
+ *     <td>{@code SLIME4J_UDP_FRAGMENTATION}</td><td>{@code false}</td></tr>
+ * <tr><td>{@link #gso()}</td><td>{@code slime4j.udp.gso}</td>
+ *     <td>{@code SLIME4J_UDP_GSO}</td><td>{@code true}</td></tr>
+ * <tr><td>{@link #gro()}</td><td>{@code slime4j.udp.gro}</td>
+ *     <td>{@code SLIME4J_UDP_GRO}</td><td>{@code true}</td></tr>
  * </table>
  *
  * <p>Sizes are bytes, optionally with a binary suffix: {@code 4194304}, {@code 4096k},
@@ -49,9 +57,24 @@ import java.util.function.UnaryOperator;
  *                          with {@link UdpWire#bind(String, String)}.
  * @param backend           what drives the sockets: {@link Backend#NIO}, {@link Backend#NATIVE} or
  *                          {@link Backend#AUTO} (native where it can run, else NIO)
+ * @param pathMtu           the IP MTU of the path to the peers, 576..65,536, or 0 (the default) for
+ *                          the MTU of the interface the rail is bound on (for a wildcard bind, the
+ *                          smallest MTU of the interfaces that are up, loopback aside).
+ *                          {@link UdpPort#pathPacketSize()} is the largest datagram that fits it, and
+ *                          the engine's default payload per packet follows from that (60 KiB on
+ *                          loopback, 1,408 bytes at an MTU of 1,500)
+ * @param fragmentation     whether datagrams larger than the path MTU may be IP-fragmented. False
+ *                          (the default) sets the don't-fragment bit ({@code IP_MTU_DISCOVER =
+ *                          IP_PMTUDISC_DO}): a datagram that does not fit fails to send, counted and
+ *                          logged once, instead of travelling as fragments that die together
+ * @param gso               whether the native backend sends runs of same-size datagrams to one peer
+ *                          in one {@code sendmsg} with {@code UDP_SEGMENT} (Linux 4.18+; the port
+ *                          falls back to one datagram per call, logged once, where the kernel refuses)
+ * @param gro               whether the native backend asks the kernel to coalesce received datagrams
+ *                          ({@code UDP_GRO}, Linux 5.0+) and splits them again itself
  */
 public record UdpConfig(int receiveBufferSize, int sendBufferSize, int maxDatagramSize, String advertisedAddress,
-                        Backend backend) {
+                        Backend backend, int pathMtu, boolean fragmentation, boolean gso, boolean gro) {
 
     /**
      * What drives a port's sockets. Both behave the same towards the engine and peers; the native
@@ -90,10 +113,23 @@ public record UdpConfig(int receiveBufferSize, int sendBufferSize, int maxDatagr
     /** System property of {@link #backend()}: {@code auto}, {@code nio} or {@code native}. */
     public static final String BACKEND_PROPERTY = "slime4j.udp.backend";
 
-    /** Settings with the {@link Backend#AUTO} backend. */
+    /** Settings with the {@link Backend#AUTO} backend and the path's defaults. */
     public UdpConfig(int receiveBufferSize, int sendBufferSize, int maxDatagramSize, String advertisedAddress) {
-        this(receiveBufferSize, sendBufferSize, maxDatagramSize, advertisedAddress, Backend.AUTO);
+        this(receiveBufferSize, sendBufferSize, maxDatagramSize, advertisedAddress, Backend.AUTO, 0, false, true, true);
     }
+
+    /** Smallest {@link #pathMtu()} accepted (besides 0): 576 bytes, the IPv4 minimum datagram. */
+    public static final int MIN_PATH_MTU = 576;
+    /** Largest {@link #pathMtu()} accepted: 65,536 bytes (Linux loopback). */
+    public static final int MAX_PATH_MTU = 65_536;
+    /** System property of {@link #pathMtu()}. */
+    public static final String PATH_MTU_PROPERTY = "slime4j.udp.pathMtu";
+    /** System property of {@link #fragmentation()}. */
+    public static final String FRAGMENTATION_PROPERTY = "slime4j.udp.fragmentation";
+    /** System property of {@link #gso()}. */
+    public static final String GSO_PROPERTY = "slime4j.udp.gso";
+    /** System property of {@link #gro()}. */
+    public static final String GRO_PROPERTY = "slime4j.udp.gro";
 
     /** Default of {@link #receiveBufferSize()} and {@link #sendBufferSize()}: 4 MiB. */
     public static final int DEFAULT_BUFFER_SIZE = 4 << 20;
@@ -125,6 +161,9 @@ public record UdpConfig(int receiveBufferSize, int sendBufferSize, int maxDatagr
         requireRange("receiveBufferSize", receiveBufferSize, MIN_BUFFER_SIZE, MAX_BUFFER_SIZE);
         requireRange("sendBufferSize", sendBufferSize, MIN_BUFFER_SIZE, MAX_BUFFER_SIZE);
         requireRange("maxDatagramSize", maxDatagramSize, MIN_DATAGRAM_SIZE, MAX_DATAGRAM_SIZE);
+        if (pathMtu != 0) {
+            requireRange("pathMtu (0 for the interface's)", pathMtu, MIN_PATH_MTU, MAX_PATH_MTU);
+        }
         if (backend == null) {
             throw new IllegalArgumentException("backend must not be null (auto, nio or native)");
         }
@@ -171,7 +210,8 @@ public record UdpConfig(int receiveBufferSize, int sendBufferSize, int maxDatagr
     /** A builder holding these settings. */
     public Builder toBuilder() {
         return new Builder().receiveBufferSize(receiveBufferSize).sendBufferSize(sendBufferSize)
-                .maxDatagramSize(maxDatagramSize).advertisedAddress(advertisedAddress).backend(backend);
+                .maxDatagramSize(maxDatagramSize).advertisedAddress(advertisedAddress).backend(backend).pathMtu(pathMtu)
+                .fragmentation(fragmentation).gso(gso).gro(gro);
     }
 
     /** The environment variable name of a {@code slime4j.udp.*} property, e.g. {@code SLIME4J_UDP_SEND_BUFFER_SIZE}. */
@@ -226,6 +266,10 @@ public record UdpConfig(int receiveBufferSize, int sendBufferSize, int maxDatagr
         private int maxDatagramSize = MAX_DATAGRAM_SIZE;
         private String advertisedAddress = "";
         private Backend backend = Backend.AUTO;
+        private int pathMtu;
+        private boolean fragmentation;
+        private boolean gso = true;
+        private boolean gro = true;
 
         private Builder() {
         }
@@ -244,6 +288,18 @@ public record UdpConfig(int receiveBufferSize, int sendBufferSize, int maxDatagr
 
         /** Sets {@link UdpConfig#backend()}. */
         public Builder backend(Backend v) { backend = v; return this; }
+
+        /** Sets {@link UdpConfig#pathMtu()}; 0 for the interface's. */
+        public Builder pathMtu(int v) { pathMtu = v; return this; }
+
+        /** Sets {@link UdpConfig#fragmentation()}. */
+        public Builder fragmentation(boolean v) { fragmentation = v; return this; }
+
+        /** Sets {@link UdpConfig#gso()}. */
+        public Builder gso(boolean v) { gso = v; return this; }
+
+        /** Sets {@link UdpConfig#gro()}. */
+        public Builder gro(boolean v) { gro = v; return this; }
 
         /**
          * Overrides each setting that {@code properties} (by property name) or else
@@ -275,7 +331,32 @@ public record UdpConfig(int receiveBufferSize, int sendBufferSize, int maxDatagr
                             + " must be auto, nio or native, was '" + v + "'");
                 };
             }
+            if ((v = lookup(PATH_MTU_PROPERTY, properties, environment)) != null) {
+                pathMtu = parseSize(source(PATH_MTU_PROPERTY, properties), v);
+                if (pathMtu != 0 && (pathMtu < MIN_PATH_MTU || pathMtu > MAX_PATH_MTU)) {
+                    throw new IllegalArgumentException(source(PATH_MTU_PROPERTY, properties) + " must be 0 (the "
+                            + "interface's) or in " + MIN_PATH_MTU + ".." + MAX_PATH_MTU + ", was '" + v + "'");
+                }
+            }
+            if ((v = lookup(FRAGMENTATION_PROPERTY, properties, environment)) != null) {
+                fragmentation = bool(FRAGMENTATION_PROPERTY, properties, v);
+            }
+            if ((v = lookup(GSO_PROPERTY, properties, environment)) != null) {
+                gso = bool(GSO_PROPERTY, properties, v);
+            }
+            if ((v = lookup(GRO_PROPERTY, properties, environment)) != null) {
+                gro = bool(GRO_PROPERTY, properties, v);
+            }
             return this;
+        }
+
+        private static boolean bool(String property, UnaryOperator<String> properties, String value) {
+            return switch (value.strip().toLowerCase(Locale.ROOT)) {
+                case "true", "on", "yes", "1" -> true;
+                case "false", "off", "no", "0" -> false;
+                default -> throw new IllegalArgumentException(source(property, properties)
+                        + " must be true or false, was '" + value + "'");
+            };
         }
 
         private static int size(String property, UnaryOperator<String> properties, String value, int min, int max) {
@@ -308,7 +389,8 @@ public record UdpConfig(int receiveBufferSize, int sendBufferSize, int maxDatagr
          * @throws IllegalArgumentException if a setting is out of range
          */
         public UdpConfig build() {
-            return new UdpConfig(receiveBufferSize, sendBufferSize, maxDatagramSize, advertisedAddress, backend);
+            return new UdpConfig(receiveBufferSize, sendBufferSize, maxDatagramSize, advertisedAddress, backend,
+                    pathMtu, fragmentation, gso, gro);
         }
     }
 
@@ -320,7 +402,8 @@ public record UdpConfig(int receiveBufferSize, int sendBufferSize, int maxDatagr
     public static java.util.Map<String, String> environmentSettings() {
         java.util.Map<String, String> m = new java.util.LinkedHashMap<>();
         for (String p : new String[] {RECEIVE_BUFFER_SIZE_PROPERTY, SEND_BUFFER_SIZE_PROPERTY, MAX_DATAGRAM_SIZE_PROPERTY,
-                ADVERTISED_ADDRESS_PROPERTY, BACKEND_PROPERTY}) {
+                ADVERTISED_ADDRESS_PROPERTY, BACKEND_PROPERTY, PATH_MTU_PROPERTY, FRAGMENTATION_PROPERTY, GSO_PROPERTY,
+                GRO_PROPERTY}) {
             m.put(p, environmentName(p));
         }
         return java.util.Collections.unmodifiableMap(m);

@@ -32,8 +32,14 @@ final class UdpCounters {
     static final int PLACED_RECEIVED = 9;
     /** Index of {@link UdpPortStats#predictedDatagramsReceived()}. */
     static final int PREDICTED_RECEIVED = 10;
+    /** Index of {@link UdpPortStats#gsoSends()}. */
+    static final int GSO_SENDS = 11;
+    /** Index of {@link UdpPortStats#coalescedDatagramsReceived()}. */
+    static final int COALESCED_RECEIVED = 12;
+    /** Index of {@link UdpPortStats#groReceives()}. */
+    static final int GRO_RECEIVES = 13;
     /** Number of counters. */
-    static final int COUNT = 11;
+    static final int COUNT = 14;
 
     private static final VarHandle VALUE = MethodHandles.arrayElementVarHandle(long[].class);
 

@@ -59,6 +59,8 @@ public final class UdpPort implements WirePort {
     private final UdpAddress boundAddress;
     private final UdpAddress localAddress;
     private final int maxDatagramSize;
+    private final int pathMtu;
+    private final int pathPacketSize;
     private final int receiveBufferSize;
     private final int sendBufferSize;
     private final ConcurrentHashMap<InetSocketAddress, UdpAddress> peers = new ConcurrentHashMap<>();
@@ -69,6 +71,9 @@ public final class UdpPort implements WirePort {
 
     // Sending thread only.
     private boolean sendErrorLogged;
+    /** The thread that last ended a burst: only its sends are held back for one (see {@link #flush()}). */
+    private Thread flusher;
+    private boolean gsoRefusalLogged;
 
     // Receiving thread only.
     private final ByteBuffer receiveBuffer;
@@ -78,6 +83,9 @@ public final class UdpPort implements WirePort {
     private boolean receiveErrorLogged;
     private int lastPolled;
     private final SplitReceiver splitReceiver;
+    /** Slices of the receive buffer at multiples of {@link #sliceSize}: the datagrams of a coalesced receive. */
+    private MemorySegment[] slices = new MemorySegment[0];
+    private int sliceSize;
 
     /**
      * A port over channels already bound and configured non-blocking; takes ownership of them.
@@ -95,10 +103,25 @@ public final class UdpPort implements WirePort {
                 localAddress, maxDatagramSize, receiveBufferSize, sendBufferSize);
     }
 
-    /** A port over sockets of either backend, bound; takes ownership of them. */
+    /** A port over sockets of either backend, bound; takes ownership of them; no path limit below the maximum. */
     UdpPort(UdpWire wire, UdpSocket dataChannel, UdpSocket priorityChannel, UdpAddress boundAddress,
             UdpAddress localAddress, int maxDatagramSize, int receiveBufferSize, int sendBufferSize) {
+        this(wire, dataChannel, priorityChannel, boundAddress, localAddress, maxDatagramSize, receiveBufferSize,
+                sendBufferSize, UdpConfig.MAX_PATH_MTU, maxDatagramSize);
+    }
+
+    /**
+     * A port over sockets of either backend, bound; takes ownership of them.
+     *
+     * @param pathMtu        the IP MTU its datagrams should fit ({@link PathMtu})
+     * @param pathPacketSize the largest datagram that fits it
+     */
+    UdpPort(UdpWire wire, UdpSocket dataChannel, UdpSocket priorityChannel, UdpAddress boundAddress,
+            UdpAddress localAddress, int maxDatagramSize, int receiveBufferSize, int sendBufferSize, int pathMtu,
+            int pathPacketSize) {
         this.wire = wire;
+        this.pathMtu = pathMtu;
+        this.pathPacketSize = Math.min(pathPacketSize, maxDatagramSize);
         this.dataChannel = dataChannel;
         this.priorityChannel = priorityChannel;
         this.boundAddress = boundAddress;
@@ -107,9 +130,12 @@ public final class UdpPort implements WirePort {
         this.receiveBufferSize = receiveBufferSize;
         this.sendBufferSize = sendBufferSize;
         // One byte more than the largest datagram accepted, so that a larger one shows as such.
-        this.receiveBuffer = ByteBuffer.allocateDirect(maxDatagramSize + 1);
+        // A coalesced (GRO) receive may bring up to 64 KiB whatever the largest single datagram is.
+        this.receiveBuffer = ByteBuffer.allocateDirect(
+                (dataChannel.coalesces() ? Math.max(maxDatagramSize, 1 << 16) : maxDatagramSize) + 1);
         this.receiveSegment = MemorySegment.ofBuffer(receiveBuffer);
         this.splitReceiver = new SplitReceiver(receiveSegment, maxDatagramSize, receiveCounters, this);
+        dataChannel.countInto(sendCounters);
     }
 
     /** The address peers send to: the advertised address if one was configured, else the bound one. */
@@ -159,6 +185,36 @@ public final class UdpPort implements WirePort {
     @Override
     public int maxPacketSize() {
         return maxDatagramSize;
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>The largest UDP payload of one IP packet of {@link #pathMtu()} bytes, at most
+     * {@link #maxPacketSize()}.
+     */
+    @Override
+    public int pathPacketSize() {
+        return pathPacketSize;
+    }
+
+    /** The IP MTU this port's datagrams are sized for: {@link UdpConfig#pathMtu()}, or the bound interface's. */
+    public int pathMtu() {
+        return pathMtu;
+    }
+
+    /**
+     * What the kernel's segmentation offloads do for this port, e.g. {@code "gso on, gro on"}, or
+     * why one is off (NIO backend, old kernel, configured off, refused on this route).
+     */
+    public String offloads() {
+        return dataChannel instanceof NativeUdpSocket n ? n.offloads()
+                : "gso off, gro off (the nio backend has neither)";
+    }
+
+    /** The data socket, for tests of the package. */
+    UdpSocket dataSocket() {
+        return dataChannel;
     }
 
     /** SO_RCVBUF of the data channel as the kernel reports it (Linux: twice the usable size). */
@@ -245,6 +301,12 @@ public final class UdpPort implements WirePort {
         UdpSocket channel = priority && priorityChannel != null ? priorityChannel : dataChannel;
         InetSocketAddress target = priority ? destination.prioritySocketAddress() : destination.socketAddress();
         int length = headerLength + payloadLength;
+        if (channel == dataChannel && dataChannel.holds()) {
+            if (payload != null && Thread.currentThread() == flusher) {
+                return hold(target, header, headerLength, payload, payloadOffset, payloadLength);
+            }
+            flushHeld(); // what is held leaves first: one socket, one order
+        }
         try {
             boolean sent = payload == null ? channel.send(header, headerLength, target)
                     : channel.send(header, headerLength, payload, payloadOffset, payloadLength, target);
@@ -267,11 +329,58 @@ public final class UdpPort implements WirePort {
         return true;
     }
 
+    /** Holds a datagram for the data channel's next GSO burst; its outcome is counted when it leaves. */
+    private boolean hold(InetSocketAddress target, MemorySegment header, int headerLength, MemorySegment payload,
+                         long payloadOffset, int payloadLength) {
+        try {
+            dataChannel.hold(header, headerLength, payload, payloadOffset, payloadLength, target);
+        } catch (ClosedChannelException e) {
+            if (!closed) {
+                logSendError(target, e);
+            }
+            return false;
+        } catch (IOException | UnsupportedAddressTypeException | SecurityException e) {
+            logSendError(target, e);
+            return false;
+        }
+        return true;
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Sends the GSO burst the data channel holds, if any, and from now on holds datagrams back
+     * only for the calling thread's sends (another thread's sends go at once).
+     */
+    @Override
+    public void flush() {
+        flusher = Thread.currentThread();
+        flushHeld();
+    }
+
+    private void flushHeld() {
+        InetSocketAddress target = null;
+        try {
+            dataChannel.flushHeld();
+        } catch (ClosedChannelException e) {
+            if (!closed) {
+                logSendError(target, e);
+            }
+        } catch (IOException | RuntimeException e) {
+            logSendError(target, e);
+        }
+        if (!gsoRefusalLogged && dataChannel instanceof NativeUdpSocket n && n.gsoRefused() != null) {
+            gsoRefusalLogged = true;
+            LOG.warn("udp port {}: GSO off, one datagram per call from now on: {}", localAddress.text(),
+                    n.gsoRefused());
+        }
+    }
+
     private void logSendError(InetSocketAddress target, Exception e) {
         if (!sendErrorLogged) {
             sendErrorLogged = true;
             LOG.warn("udp port {}: sending to {} failed (later failures are only counted): {}", localAddress.text(),
-                    target, e.toString());
+                    target == null ? "a peer" : target, e.toString());
         }
     }
 
@@ -283,7 +392,8 @@ public final class UdpPort implements WirePort {
      * priority port cannot starve the data channel. Datagrams larger than
      * {@link #maxPacketSize()} are dropped and counted, and use up the limit too. The source is
      * the resolved {@link UdpAddress} it belongs to, or a single-socket address of the bare
-     * source when no resolved address owns it.
+     * source when no resolved address owns it. A coalesced (GRO) receive counts as the datagrams
+     * it brings, all handed over, so the last receive of a call may take it past {@code limit}.
      */
     @Override
     public int receive(PacketHandler handler, int limit) {
@@ -322,7 +432,9 @@ public final class UdpPort implements WirePort {
                 }
                 if (r == SplitReceiver.HANDED) {
                     lastPolled++;
-                    handed++;
+                    int n = splitReceiver.handedLast();
+                    handed += n;
+                    i += n - 1; // a coalesced receive brings several datagrams: the budget counts datagrams
                     continue;
                 }
                 if (r == SplitReceiver.DROPPED) {
@@ -349,6 +461,13 @@ public final class UdpPort implements WirePort {
             }
             lastPolled++;
             int length = channel.receivedLength();
+            int segment = channel.segmentSize();
+            if (segment > 0) {
+                int n = handOver(handler, sources.from(source), length, segment, 0);
+                handed += n;
+                i += Math.max(0, n - 1);
+                continue;
+            }
             if (length > maxDatagramSize) {
                 receiveCounters.increment(UdpCounters.OVERSIZE_DROPS);
                 continue;
@@ -362,6 +481,51 @@ public final class UdpPort implements WirePort {
             handed++;
         }
         return handed;
+    }
+
+    /**
+     * Hands the datagrams of a coalesced (GRO) receive in the receive buffer to {@code handler},
+     * each as the datagram it was: {@code length} bytes in all, {@code segment} bytes each (the last
+     * may be shorter), starting with datagram {@code first} (those before were handled already).
+     * What the buffer cut off (a receive longer than it) is dropped and counted.
+     *
+     * @return the datagrams handed over
+     */
+    int handOver(PacketHandler handler, UdpAddress from, int length, int segment, int first) {
+        receiveCounters.increment(UdpCounters.GRO_RECEIVES); // called once per coalesced receive
+        int received = (int) Math.min(length, receiveSegment.byteSize() - 1);
+        int handed = 0;
+        for (int i = first; (long) i * segment < length; i++) {
+            int offset = i * segment;
+            int n = Math.min(segment, length - offset);
+            if (offset + n > received || n > maxDatagramSize) {
+                receiveCounters.increment(UdpCounters.OVERSIZE_DROPS);
+                continue;
+            }
+            receiveCounters.increment(UdpCounters.DATAGRAMS_RECEIVED);
+            receiveCounters.increment(UdpCounters.COALESCED_RECEIVED);
+            receiveCounters.add(UdpCounters.BYTES_RECEIVED, n);
+            handler.onPacket(slice(i, segment), n, from);
+            handed++;
+        }
+        return handed;
+    }
+
+    /** The receive buffer from datagram {@code index} of a coalesced receive of {@code segment}-byte datagrams. */
+    private MemorySegment slice(int index, int segment) {
+        if (index == 0) {
+            return receiveSegment;
+        }
+        if (segment != sliceSize) {
+            slices = new MemorySegment[(int) (receiveSegment.byteSize() / segment) + 1];
+            sliceSize = segment;
+        }
+        MemorySegment s = slices[index];
+        if (s == null) {
+            s = receiveSegment.asSlice((long) index * segment);
+            slices[index] = s;
+        }
+        return s;
     }
 
     /** Counts and logs a failed receive; a close under the receiving thread is only logged. */

@@ -21,11 +21,17 @@ package io.slime4j.wire.udp;
  *                                  straight to where the handler placed it (native backend only)
  * @param predictedDatagramsReceived of the placed ones, those received at the place the handler
  *                                  predicted, without peeking at the header first
+ * @param gsoSends                  {@code sendmsg} calls that sent several datagrams with UDP GSO
+ *                                  (each datagram also counts in {@code datagramsSent})
+ * @param coalescedDatagramsReceived of the datagrams handed over, those that arrived coalesced by
+ *                                  UDP GRO with others, split again by the port
+ * @param groReceives               receives that brought several datagrams coalesced
  */
 public record UdpPortStats(long datagramsSent, long bytesSent, long sendBufferFull, long sendErrors,
                            long datagramsReceived, long priorityDatagramsReceived, long bytesReceived,
                            long oversizeDrops, long receiveErrors, long placedDatagramsReceived,
-                           long predictedDatagramsReceived) {
+                           long predictedDatagramsReceived, long gsoSends, long coalescedDatagramsReceived,
+                           long groReceives) {
 
     /** The stats held in an array indexed as {@link UdpCounters}. */
     static UdpPortStats of(long[] v) {
@@ -33,6 +39,7 @@ public record UdpPortStats(long datagramsSent, long bytesSent, long sendBufferFu
                 v[UdpCounters.SEND_BUFFER_FULL], v[UdpCounters.SEND_ERRORS], v[UdpCounters.DATAGRAMS_RECEIVED],
                 v[UdpCounters.PRIORITY_RECEIVED], v[UdpCounters.BYTES_RECEIVED], v[UdpCounters.OVERSIZE_DROPS],
                 v[UdpCounters.RECEIVE_ERRORS], v[UdpCounters.PLACED_RECEIVED],
-                v[UdpCounters.PREDICTED_RECEIVED]);
+                v[UdpCounters.PREDICTED_RECEIVED], v[UdpCounters.GSO_SENDS], v[UdpCounters.COALESCED_RECEIVED],
+                v[UdpCounters.GRO_RECEIVES]);
     }
 }

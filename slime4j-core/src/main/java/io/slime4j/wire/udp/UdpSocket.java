@@ -40,6 +40,64 @@ abstract class UdpSocket {
         return false;
     }
 
+    /** Whether {@link #hold} holds datagrams back for a GSO burst (the native socket, where the kernel has it). */
+    boolean holds() {
+        return false;
+    }
+
+    /** Where {@link #hold} and {@link #flushHeld} count what they send, refuse and lose. */
+    void countInto(UdpCounters counters) {
+        heldCounters = counters;
+    }
+
+    /** See {@link #countInto}; sending thread only. */
+    UdpCounters heldCounters = new UdpCounters();
+
+    /**
+     * Sends a datagram as {@link #send(MemorySegment, int, MemorySegment, long, int, InetSocketAddress)},
+     * or holds it for a burst that {@link #flushHeld()} sends; counts the outcome itself (into
+     * {@link #countInto}'s counters) because a held datagram's outcome is known only later. This
+     * implementation sends at once.
+     *
+     * @throws IOException on a failure other than a full buffer (counted as a send error first)
+     */
+    void hold(MemorySegment header, int headerLength, MemorySegment payload, long payloadOffset, int payloadLength,
+              InetSocketAddress target) throws IOException {
+        UdpCounters c = heldCounters;
+        boolean sent;
+        try {
+            sent = send(header, headerLength, payload, payloadOffset, payloadLength, target);
+        } catch (java.nio.channels.ClosedChannelException e) {
+            throw e;
+        } catch (IOException e) {
+            c.increment(UdpCounters.SEND_ERRORS);
+            throw e;
+        }
+        if (sent) {
+            c.increment(UdpCounters.DATAGRAMS_SENT);
+            c.add(UdpCounters.BYTES_SENT, headerLength + payloadLength);
+        } else {
+            c.increment(UdpCounters.SEND_BUFFER_FULL);
+        }
+    }
+
+    /** Sends the datagrams {@link #hold} holds, if any. */
+    void flushHeld() throws IOException {
+    }
+
+    /** Whether a receive can bring several datagrams coalesced (UDP GRO). */
+    boolean coalesces() {
+        return false;
+    }
+
+    /**
+     * After a receive on a socket that {@link #coalesces()}: the size of each datagram in what was
+     * received (the last may be shorter), or 0 if it was one datagram.
+     */
+    int segmentSize() {
+        return 0;
+    }
+
     /**
      * Receives one datagram into {@code into} (at most its size; one byte more than the largest
      * datagram accepted, so that a larger one shows as such).

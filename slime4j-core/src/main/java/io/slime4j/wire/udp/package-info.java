@@ -15,6 +15,18 @@
  * peek). {@code auto}, the default, is native where it can run and NIO otherwise. Both behave the
  * same towards peers and the engine; docs/WIRE.md and docs/PERFORMANCE.md have the details.
  *
+ * <h2>Datagram size and kernel offloads</h2>
+ * A rail sizes its datagrams for the path: {@link io.slime4j.wire.udp.UdpPort#pathPacketSize()} is
+ * the largest UDP payload that fits the bound interface's MTU (or
+ * {@link io.slime4j.wire.udp.UdpConfig#pathMtu()}), and the engine's default payload per packet
+ * follows from it ({@link io.slime4j.wire.udp.PathMtu}); datagrams carry the don't-fragment bit
+ * unless {@link io.slime4j.wire.udp.UdpConfig#fragmentation()}. On the native backend the data
+ * socket sends runs of same-size datagrams to one peer in one {@code sendmsg} with UDP GSO
+ * ({@code GsoBurst}, flushed by {@link io.slime4j.wire.WirePort#flush()} at the
+ * end of the engine's duty cycle) and receives with UDP GRO, splitting coalesced receives into the
+ * datagrams they were. {@link io.slime4j.wire.udp.UdpPort#offloads()} says which are on, or why
+ * not; docs/WIRE.md has the details.
+ *
  * <h2>Two channels per rail</h2>
  * A rail has a data channel, bound at the port the user chose, and a priority channel (usnic's
  * command channel: ACKs and tiny messages) bound at a second port, ephemeral unless the bind text

@@ -80,6 +80,16 @@ final class TapPort implements WirePort {
     }
 
     @Override
+    public int pathPacketSize() {
+        return port.pathPacketSize();
+    }
+
+    @Override
+    public void flush() {
+        port.flush();
+    }
+
+    @Override
     public boolean send(WireAddress to, MemorySegment packet, int length, boolean priority) {
         if (length > TYPE_OFFSET) {
             int type = packet.get(ValueLayout.JAVA_BYTE, TYPE_OFFSET) & 0xFF;

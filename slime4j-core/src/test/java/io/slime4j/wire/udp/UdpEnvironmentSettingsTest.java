@@ -11,14 +11,18 @@ class UdpEnvironmentSettingsTest {
     @Test
     void everyListedSettingIsReadFromItsPropertyAndItsVariableAndNamesARecordComponent() throws Exception {
         Map<String, String> settings = UdpConfig.environmentSettings();
-        assertThat(settings).containsEntry("slime4j.udp.sendBufferSize", "SLIME4J_UDP_SEND_BUFFER_SIZE").hasSize(5);
+        assertThat(settings).containsEntry("slime4j.udp.sendBufferSize", "SLIME4J_UDP_SEND_BUFFER_SIZE").hasSize(9);
         for (Map.Entry<String, String> e : settings.entrySet()) {
             String component = e.getKey().substring(e.getKey().lastIndexOf('.') + 1);
             RecordComponent rc = java.util.Arrays.stream(UdpConfig.class.getRecordComponents())
                     .filter(c -> c.getName().equals(component)).findFirst().orElseThrow();
             boolean backend = rc.getType() == UdpConfig.Backend.class;
-            String text = backend ? "nio" : rc.getType() == String.class ? "udp:10.1.2.3" : "8192";
-            Object expected = backend ? UdpConfig.Backend.NIO : rc.getType() == String.class ? text : (Object) 8192;
+            boolean flag = rc.getType() == boolean.class;
+            boolean defaultFlag = flag && (boolean) rc.getAccessor().invoke(UdpConfig.defaults());
+            String text = backend ? "nio" : flag ? Boolean.toString(!defaultFlag)
+                    : rc.getType() == String.class ? "udp:10.1.2.3" : "8192";
+            Object expected = backend ? UdpConfig.Backend.NIO : flag ? (Object) !defaultFlag
+                    : rc.getType() == String.class ? text : (Object) 8192;
             UdpConfig byProperty = UdpConfig.builder().applyEnvironment(k -> k.equals(e.getKey()) ? text : null, k -> null)
                     .build();
             UdpConfig byVariable = UdpConfig.builder().applyEnvironment(k -> null, k -> k.equals(e.getValue()) ? text : null)

@@ -1,0 +1,213 @@
+package io.slime4j.bench;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@link WriteBench} between two hosts on a 1,500-byte Ethernet: two network namespaces made here
+ * (root only), joined by a veth pair at MTU 1500, with private addresses that exist only inside
+ * them; removed at the end. Per round: slime4j RDMA writes and the NIO TCP stream on the same veth
+ * (fresh processes each, slime4j first), then, with {@code --faults}, slime4j again under 5% random
+ * drop on both sides' input and duplication of every datagram ({@code iptables statistic} and
+ * {@code mangle TEE}). Prints each round and the medians: slime4j / TCP, and faulted / clean.
+ *
+ * <pre>
+ * sudo java --enable-native-access=ALL-UNNAMED -cp ... io.slime4j.bench.VethBench
+ *     [--sizes 64K,1M] [--bytes 128M] [--rounds 3] [--depth 16] [--faults]
+ * </pre>
+ */
+public final class VethBench {
+    private static final long PID = ProcessHandle.current().pid();
+    private static final String NS_A = "s4jbench-a-" + PID;
+    private static final String NS_B = "s4jbench-b-" + PID;
+    private static final String NET = "10.233." + (PID % 250) + ".";
+
+    private VethBench() {}
+
+    public static void main(String[] args) throws Exception {
+        String sizes = "64K,1M";
+        String bytes = "128M";
+        String depth = "16";
+        int rounds = 3;
+        boolean faults = false;
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--sizes" -> sizes = args[++i];
+                case "--bytes" -> bytes = args[++i];
+                case "--depth" -> depth = args[++i];
+                case "--rounds" -> rounds = Integer.parseInt(args[++i]);
+                case "--faults" -> faults = true;
+                default -> throw new IllegalArgumentException("unknown option " + args[i]);
+            }
+        }
+        if (!"0".equals(run("id", "-u").strip())) {
+            throw new IllegalStateException("VethBench makes network namespaces: run it as root");
+        }
+        int n = sizes.split(",").length;
+        double[][] slime = new double[n][rounds];
+        double[][] tcp = new double[n][rounds];
+        double[][] faulted = new double[n][rounds];
+        Runtime.getRuntime().addShutdownHook(new Thread(VethBench::removeQuietly));
+        try {
+            makeHosts();
+            System.out.printf("VethBench: two namespaces, veth MTU 1500, %s per size, %d rounds%s; load average %s%n",
+                    bytes, rounds, faults ? ", then slime4j under 5% drop + duplication" : "", load());
+            for (int r = 0; r < rounds; r++) {
+                List<String> common = List.of("--sizes", sizes, "--bytes", bytes, "--depth", depth, "--rounds", "1");
+                double[][] both = writeBench(common, "both");
+                for (int i = 0; i < n; i++) {
+                    slime[i][r] = both[i][0];
+                    tcp[i][r] = both[i][1];
+                }
+                if (faults) {
+                    addFaults();
+                    try {
+                        double[][] f = writeBench(common, "slime4j");
+                        for (int i = 0; i < n; i++) {
+                            faulted[i][r] = f[i][0];
+                        }
+                    } finally {
+                        removeFaults();
+                    }
+                }
+                System.out.printf("round %d: slime4j %s, TCP %s%s MB/s%n", r + 1, Arrays.toString(column(slime, r)),
+                        Arrays.toString(column(tcp, r)), faults ? ", slime4j faulted " + Arrays.toString(column(faulted, r))
+                                : "");
+            }
+        } finally {
+            removeQuietly();
+        }
+        System.out.printf("%-8s %14s %14s %8s %14s %18s %14s %14s%n", "size", "slime4j MB/s", "NIO TCP MB/s", "ratio",
+                "median ratio", "slime4j faulted", "faulted/clean", "median ratio");
+        String[] names = sizes.split(",");
+        for (int i = 0; i < n; i++) {
+            double s = median(slime[i]);
+            double t = median(tcp[i]);
+            double f = median(faulted[i]);
+            double[] vsTcp = new double[rounds];
+            double[] vsClean = new double[rounds];
+            for (int r = 0; r < rounds; r++) {
+                vsTcp[r] = slime[i][r] / tcp[i][r];
+                vsClean[r] = faulted[i][r] / slime[i][r];
+            }
+            System.out.printf("%-8s %14.1f %14.1f %8.2f %14.2f %18s %14s %14s%n", names[i], s, t, s / t, median(vsTcp),
+                    faults ? String.format("%.1f", f) : "-", faults ? String.format("%.2f", f / s) : "-",
+                    faults ? String.format("%.2f", median(vsClean)) : "-");
+        }
+        System.out.println("(medians of the rounds, and medians of each round's ratio; load average at the end "
+                + load() + ")");
+    }
+
+    private static double[] column(double[][] v, int r) {
+        double[] c = new double[v.length];
+        for (int i = 0; i < v.length; i++) {
+            c[i] = Math.round(v[i][r] * 10) / 10.0;
+        }
+        return c;
+    }
+
+    /** One {@link WriteBench} run in namespace a towards b; returns per size {slime4j, TCP} MB/s. */
+    private static double[][] writeBench(List<String> common, String only) throws Exception {
+        List<String> command = new ArrayList<>(List.of("ip", "netns", "exec", NS_A,
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx1g",
+                "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
+                WriteBench.class.getName(), "--host", NET + "1", "--peer-host", NET + "2", "--peer-netns", NS_B,
+                "--only", only));
+        command.addAll(common);
+        Process p = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        List<double[]> rows = new ArrayList<>();
+        try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+            boolean table = false;
+            String line;
+            while ((line = r.readLine()) != null) {
+                System.out.println("  | " + line);
+                if (line.startsWith("size ")) {
+                    table = true;
+                } else if (table && !line.isBlank()) {
+                    String[] t = line.trim().split("\\s+");
+                    rows.add(new double[] {Double.parseDouble(t[2]), Double.parseDouble(t[3])});
+                }
+            }
+        }
+        if (!p.waitFor(30, TimeUnit.MINUTES) || p.exitValue() != 0) {
+            p.destroyForcibly();
+            throw new IllegalStateException("WriteBench in " + NS_A + " failed (exit " + p.exitValue() + ")");
+        }
+        return rows.toArray(double[][]::new);
+    }
+
+    private static void makeHosts() throws Exception {
+        run("ip", "netns", "add", NS_A);
+        run("ip", "netns", "add", NS_B);
+        run("ip", "link", "add", "s4jba", "netns", NS_A, "mtu", "1500", "type", "veth", "peer", "name", "s4jbb",
+                "netns", NS_B, "mtu", "1500");
+        for (String[] side : new String[][] {{NS_A, "s4jba", NET + "1"}, {NS_B, "s4jbb", NET + "2"}}) {
+            run("ip", "netns", "exec", side[0], "ip", "link", "set", "lo", "up");
+            run("ip", "netns", "exec", side[0], "ip", "addr", "add", side[2] + "/24", "dev", side[1]);
+            run("ip", "netns", "exec", side[0], "ip", "link", "set", side[1], "up");
+        }
+    }
+
+    private static void addFaults() throws Exception {
+        for (String[] side : new String[][] {{NS_A, NET + "2"}, {NS_B, NET + "1"}}) {
+            run("ip", "netns", "exec", side[0], "iptables", "-I", "INPUT", "-p", "udp", "-m", "statistic", "--mode",
+                    "random", "--probability", "0.05", "-j", "DROP");
+            run("ip", "netns", "exec", side[0], "iptables", "-t", "mangle", "-I", "OUTPUT", "-p", "udp", "-j", "TEE",
+                    "--gateway", side[1]);
+        }
+    }
+
+    private static void removeFaults() throws Exception {
+        for (String ns : List.of(NS_A, NS_B)) {
+            run("ip", "netns", "exec", ns, "iptables", "-F", "INPUT");
+            run("ip", "netns", "exec", ns, "iptables", "-t", "mangle", "-F", "OUTPUT");
+        }
+    }
+
+    private static synchronized void removeQuietly() {
+        for (String ns : List.of(NS_A, NS_B)) {
+            try {
+                if (run("ip", "netns", "list").contains(ns)) {
+                    run("ip", "netns", "delete", ns);
+                }
+            } catch (Exception e) {
+                System.err.println("could not remove namespace " + ns + ": " + e.getMessage());
+            }
+        }
+    }
+
+    private static String load() {
+        try {
+            return java.nio.file.Files.readString(Path.of("/proc/loadavg")).split(" ")[0];
+        } catch (IOException e) {
+            return "?";
+        }
+    }
+
+    private static double median(double[] values) {
+        double[] v = values.clone();
+        Arrays.sort(v);
+        return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+    }
+
+    /** Runs a command (bounded: 30 s); returns its output; throws on a non-zero exit. */
+    private static String run(String... command) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        if (!p.waitFor(30, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            throw new IOException("timed out: " + String.join(" ", command));
+        }
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (p.exitValue() != 0) {
+            throw new IOException(String.join(" ", command) + " failed (" + p.exitValue() + "): " + out);
+        }
+        return out;
+    }
+}
