@@ -130,6 +130,10 @@ public final class ShmDevice implements VerbsDevice {
     public synchronized QueuePair createQueuePair(ProtectionDomain pd, QpConfig qpConfig, CompletionQueue sendCq,
                                                   CompletionQueue recvCq) {
         checkOpen("createQueuePair");
+        if (qpConfig != null && qpConfig.mtu() == QpConfig.MTU_FROM_PATH) {
+            // no datagrams here: the MTU only sizes the packet counters, so take the largest default
+            qpConfig = qpConfig.toBuilder().mtu(QpConfig.DEFAULT_MAX_MTU).build();
+        }
         if (!(pd instanceof ShmProtectionDomain spd) || spd.device() != this) {
             throw new IllegalArgumentException("protection domain " + pd + " is not one of shm device " + name());
         }
