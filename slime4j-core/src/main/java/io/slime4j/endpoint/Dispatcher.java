@@ -25,6 +25,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * thread stands aside (looking again every {@link #STAND_ASIDE_NANOS}), and the helper wakes it
  * when it leaves completions behind.
  *
+ * <p>Rail 0's dispatcher also drives the {@link Keepalive}: every batch it handles is traffic, and
+ * each turn of its loop (at least every poll timeout) gives the keepalive a chance to probe.
+ *
  * <p>Only endpoint code runs here: it fires op signals and hands
  * {@link java.util.concurrent.CompletableFuture} completions to the completion executor, so no
  * user code ever runs while a completion is handled. An exception in one completion is counted
@@ -55,6 +58,8 @@ final class Dispatcher implements Runnable, RailDrain {
     private final MessagePath messages;
     private final ImmRecvPath imm;
     private final CancelNotices cancels;
+    /** Rail 0's keepalive (idle probes), or null on other rails. */
+    private final Keepalive keepalive;
     private final MessageCompletions messageCompletions;
     private final WorkCompletion[] batch = WorkCompletion.array(BATCH);
     private final Thread thread;
@@ -72,7 +77,8 @@ final class Dispatcher implements Runnable, RailDrain {
 
     Dispatcher(CompletionQueue cq, int rail, long pollNanos, Lifecycle lifecycle, EndpointFailure failure, Router router,
                Anomalies anomalies, IoCompletions io, MessagePath messages, ImmRecvPath imm,
-               MessageCompletions messageCompletions, CancelNotices cancels, DispatchGroup group) {
+               MessageCompletions messageCompletions, CancelNotices cancels, Keepalive keepalive,
+               DispatchGroup group) {
         this.cq = cq;
         this.name = lifecycle.name();
         this.lifecycle = lifecycle;
@@ -84,6 +90,7 @@ final class Dispatcher implements Runnable, RailDrain {
         this.imm = imm;
         this.cancels = cancels;
         this.messageCompletions = messageCompletions;
+        this.keepalive = keepalive;
         this.pollNanos = pollNanos;
         this.group = group;
         this.rail = rail;
@@ -104,7 +111,11 @@ final class Dispatcher implements Runnable, RailDrain {
         if (!running || helper.get() != null) {
             return 0;
         }
-        return Math.max(0, drainOnce());
+        int n = Math.max(0, drainOnce());
+        if (keepalive != null) {
+            keepalive.tick(System.nanoTime()); // the group's sweep is this rail's loop turn
+        }
+        return n;
     }
 
     /** For a {@link DispatchGroup}: whether this dispatcher is still served. */
@@ -139,6 +150,9 @@ final class Dispatcher implements Runnable, RailDrain {
             int n = drainOnce();
             if (n < 0) {
                 return; // the queue overflowed: the endpoint has failed
+            }
+            if (keepalive != null) {
+                keepalive.tick(System.nanoTime());
             }
             if (n > 0) {
                 continue;
@@ -179,6 +193,9 @@ final class Dispatcher implements Runnable, RailDrain {
             } catch (RuntimeException e) {
                 anomalies.dispatchError("polling the completion queue failed", e);
                 return 0;
+            }
+            if (n > 0 && keepalive != null) {
+                keepalive.traffic(System.nanoTime());
             }
             for (int i = 0; i < n; i++) {
                 dispatch(batch[i]);
@@ -242,7 +259,7 @@ final class Dispatcher implements Runnable, RailDrain {
 
     private void dispatch(WorkCompletion wc) {
         if (!wc.isSuccess() && wc.status() != WcStatus.WR_FLUSH_ERR && !lifecycle.isClosing()
-                && !laneFailed(wc)) {
+                && WrIds.kind(wc.wrId()) != WrIds.KEEPALIVE && !laneFailed(wc)) {
             // a failed request moves its queue pair to ERR (the verbs contract): a message queue pair
             // (or the last live lane) failing ends the endpoint
             failure.fail(wc.status(), "queue pair " + wc.qpn() + " failed a request with " + wc.status()
@@ -255,6 +272,7 @@ final class Dispatcher implements Runnable, RailDrain {
                 case WrIds.META_SEND -> messageCompletions.onMetaSent(wc);
                 case WrIds.CREDIT_SEND -> imm.onCreditSent(wc);
                 case WrIds.CANCEL_SEND -> cancels.onSent(wc);
+                case WrIds.KEEPALIVE -> keepalive.onCompletion(wc.status(), wc.qpn());
                 case WrIds.META_WINDOW -> messages.onMetaWindow(wc);
                 case WrIds.DATA_WINDOW -> messageCompletions.onDataWindow(wc);
                 case WrIds.IMM_WINDOW -> imm.onImmWindow(wc);

@@ -33,7 +33,9 @@ import org.slf4j.LoggerFactory;
  * @param pollTimeout        the dispatch thread's bounded wait on the completion queue
  *                           (default 100 ms; it wakes at once on a completion)
  * @param qpTemplate         queue pair attributes (MTU, timers, retries); the endpoint sets the
- *                           depths and the signaling (default {@link QpConfig#defaults()})
+ *                           depths and the signaling (default {@link QpConfig#defaults()} with
+ *                           {@value #DEFAULT_RETRY_COUNT} retries, so that a dead peer is noticed
+ *                           within 3.1 s under traffic; see {@link #retryBudget(QpConfig)})
  * @param completionExecutor completes a {@link TransferFuture}'s {@link java.util.concurrent.CompletionStage}
  *                           (one task per op that has dependent stages), so those stages never run
  *                           on the dispatch thread; null (default) starts a virtual thread per such op
@@ -48,6 +50,13 @@ import org.slf4j.LoggerFactory;
  *                           queue pair it used; 1 signals every request. Capped at half of
  *                           {@code sendQueueDepth} (at least 1), so the send queue can never fill
  *                           with unsignaled requests
+ * @param keepalive          liveness of an idle connection (default {@value #DEFAULT_KEEPALIVE_MILLIS} ms;
+ *                           zero turns it off, otherwise 10 ms..1 h): when rail 0 has had no
+ *                           completion for this long, a probe (a zero-length RDMA write on the meta
+ *                           queue pair) goes out, and its running out of retries fails the endpoint.
+ *                           From a peer's death to the endpoint's failure: at most
+ *                           {@link #detectionBound()}. A peer paused longer than that (a long GC
+ *                           pause, a stopped process) is taken for dead
  *
  * <p>Values from system properties and environment variables are clamped into their range, with a
  * warning in the log; values given in code must be in range or the build throws.
@@ -58,10 +67,22 @@ public record EndpointConfig(String name, int qps, int ioSlots, int requestsPerS
                              // routing (issue 5)
                              QpSelector.Factory selector, int stripeMinBytes,
                              // selective signaling (issue 6)
-                             int signalEvery) {
+                             int signalEvery,
+                             // liveness (issue 15, item 2)
+                             Duration keepalive) {
 
     /** Default of {@link #signalEvery()}, chosen by measurement (docs/PERFORMANCE.md, "Selective signaling"). */
     public static final int DEFAULT_SIGNAL_EVERY = 16;
+
+    /** Default of {@link #keepalive()}, in milliseconds. */
+    public static final long DEFAULT_KEEPALIVE_MILLIS = 2_000;
+
+    /**
+     * The retry count of the default {@link #qpTemplate()}: with its 100 ms ACK timeout, a request
+     * the peer stopped answering fails 3.1 s after it was sent (100 + 200 + 400 + 800 + 1600 ms),
+     * where the verbs default of 7 retries takes 12.7 s (the backoff stops doubling at 3.2 s).
+     */
+    public static final int DEFAULT_RETRY_COUNT = 4;
 
     /** Meta-queue-pair entries kept for credit messages beyond {@link #messageSlots()}. */
     static final int CREDIT_RESERVE = 8;
@@ -89,12 +110,42 @@ public record EndpointConfig(String name, int qps, int ioSlots, int requestsPerS
             throw new IllegalArgumentException("qpTemplate must not be null");
         }
         range("stripeMinBytes", stripeMinBytes, 1, Integer.MAX_VALUE);
+        if (keepalive == null || keepalive.isNegative()
+                || (!keepalive.isZero() && (keepalive.toMillis() < 10 || keepalive.toSeconds() > 3600))) {
+            throw new IllegalArgumentException("keepalive must be zero (off) or in 10 ms..1 h, was " + keepalive);
+        }
         // the ranges above keep completionQueueCapacity(...) below 2^24 (at most about 8.5 million)
     }
 
     /** The selector factory in use: {@link #selector()}, or the default for {@link #qps()}. */
     public QpSelector.Factory selectorFactory() {
         return selector != null ? selector : QpSelector.factory(qps == 1 ? "single" : "striped");
+    }
+
+    /**
+     * How long after a peer stops answering (killed, unplugged) this endpoint fails at most:
+     * {@link #keepalive()} (the idle time before a probe goes out) plus {@link #pollTimeout()} (how
+     * often the dispatcher looks) plus {@link #retryBudget(QpConfig)} of {@link #qpTemplate()} (how
+     * long the probe, or any request in flight, is retried). Under traffic the failure comes sooner,
+     * within the retry budget. It assumes round trips well below the ACK timeout (the engine
+     * stretches its timeout to the measured round trip); without a keepalive an idle connection is
+     * never checked, and this bounds only requests in flight.
+     */
+    public Duration detectionBound() {
+        return keepalive.plus(pollTimeout).plus(retryBudget(qpTemplate));
+    }
+
+    /**
+     * How long a request the peer no longer answers is retried before it fails with RETRY_EXC_ERR:
+     * the ACK timeout, doubled on each of {@code retryCount} retries up to
+     * {@link QpConfig#MAX_BACKOFF} times, summed.
+     */
+    public static Duration retryBudget(QpConfig qp) {
+        long units = 0;
+        for (int i = 0; i <= qp.retryCount(); i++) {
+            units += Math.min(1L << i, QpConfig.MAX_BACKOFF);
+        }
+        return qp.ackTimeout().multipliedBy(units);
     }
 
     /** Completions that can be outstanding at once: the capacity of the endpoint's one completion queue. */
@@ -143,7 +194,7 @@ public record EndpointConfig(String name, int qps, int ioSlots, int requestsPerS
                 .sendQueueDepth(sendQueueDepth).slotTimeout(slotTimeout).pollTimeout(pollTimeout)
                 .qpTemplate(qpTemplate).completionExecutor(completionExecutor)
                 .selector(selector).stripeMinBytes(stripeMinBytes)
-                .signalEvery(signalEvery);
+                .signalEvery(signalEvery).keepalive(keepalive);
     }
 
     /** Builds an {@link EndpointConfig}; defaults in the field initialisers. */
@@ -158,12 +209,14 @@ public record EndpointConfig(String name, int qps, int ioSlots, int requestsPerS
         private int sendQueueDepth = 1024;
         private Duration slotTimeout = Duration.ofSeconds(30);
         private Duration pollTimeout = Duration.ofMillis(100);
-        private QpConfig qpTemplate = QpConfig.defaults();
+        private QpConfig qpTemplate = QpConfig.builder().retryCount(DEFAULT_RETRY_COUNT).build();
         private Executor completionExecutor;
         // routing (issue 5)
         private QpSelector.Factory selector;
         private int stripeMinBytes = 256 << 10;
         private int signalEvery = DEFAULT_SIGNAL_EVERY;
+        // liveness (issue 15, item 2)
+        private Duration keepalive = Duration.ofMillis(DEFAULT_KEEPALIVE_MILLIS);
 
         /** Sets {@link EndpointConfig#name()}. */
         public Builder name(String v) { name = v; return this; }
@@ -191,6 +244,8 @@ public record EndpointConfig(String name, int qps, int ioSlots, int requestsPerS
         public Builder completionExecutor(Executor v) { completionExecutor = v; return this; }
         /** Sets {@link EndpointConfig#signalEvery()}. */
         public Builder signalEvery(int v) { signalEvery = v; return this; }
+        /** Sets {@link EndpointConfig#keepalive()}; {@link Duration#ZERO} turns it off. */
+        public Builder keepalive(Duration v) { keepalive = v; return this; }
 
         // routing (issue 5)
         /** Sets {@link EndpointConfig#selector()}: a custom selector's factory, or null for the default. */
@@ -234,6 +289,7 @@ public record EndpointConfig(String name, int qps, int ioSlots, int requestsPerS
             if ((v = get.apply("signalEvery")) != null) {
                 signalEvery = clamp("signalEvery", parse("signalEvery", v), 1, QpConfig.MAX_DEPTH);
             }
+            if ((v = get.apply("keepalive")) != null) keepalive = Duration.parse(v.trim());
             return this;
         }
 
@@ -260,7 +316,7 @@ public record EndpointConfig(String name, int qps, int ioSlots, int requestsPerS
             return new EndpointConfig(name, qps, ioSlots, requestsPerSlot, maxRequestBytes, messageSlots, immWindow,
                     sendQueueDepth, slotTimeout, pollTimeout, qpTemplate, completionExecutor,
                     selector, stripeMinBytes,
-                    signalEvery);
+                    signalEvery, keepalive);
         }
     }
 
@@ -272,7 +328,8 @@ public record EndpointConfig(String name, int qps, int ioSlots, int requestsPerS
     public static Map<String, String> environmentSettings() {
         Map<String, String> m = new java.util.LinkedHashMap<>();
         for (String key : new String[] {"name", "qps", "ioSlots", "requestsPerSlot", "maxRequestBytes", "messageSlots",
-                "immWindow", "sendQueueDepth", "slotTimeout", "pollTimeout", "selector", "stripeMinBytes", "signalEvery"}) {
+                "immWindow", "sendQueueDepth", "slotTimeout", "pollTimeout", "selector", "stripeMinBytes", "signalEvery",
+                "keepalive"}) {
             m.put("slime4j.endpoint." + key, "SLIME4J_ENDPOINT_" + key.replaceAll("([A-Z])", "_$1").toUpperCase());
         }
         return java.util.Collections.unmodifiableMap(m);

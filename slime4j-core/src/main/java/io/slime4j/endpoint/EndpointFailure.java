@@ -4,7 +4,7 @@ import io.slime4j.verbs.WcStatus;
 
 /**
  * What happens when the endpoint fails (a message queue pair or its last lane failed a request, the
- * completion queue overflowed, the dispatcher died): the first reason is kept, and at once every
+ * {@link Keepalive} probe ran out of retries, the completion queue overflowed, the dispatcher died): the first reason is kept, and at once every
  * operation the endpoint holds completes FAILED with that status and reason — one-sided ops, sends
  * waiting for a meta, recvs waiting for data, immRecvs waiting for an immediate, callers waiting
  * for a slot or a credit — and every later call throws it. Then every queue pair is moved to ERR,

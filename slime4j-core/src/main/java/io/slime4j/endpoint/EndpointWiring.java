@@ -28,6 +28,7 @@ final class EndpointWiring {
     final MessagePath messages;
     final CancelNotices cancels;
     final Cancellation cancellation;
+    final Keepalive keepalive;
     final Dispatcher[] dispatchers;
     final Shutdown shutdown;
 
@@ -72,10 +73,17 @@ final class EndpointWiring {
                 messages.recvPool(), releaser, anomalies);
         this.cancels = new CancelNotices(lifecycle, transport, messages.recvPool(), releaser, anomalies);
         EndpointFailure failure = new EndpointFailure(lifecycle, tracker, imm, messages, ioPool, sendQueues, transport);
+        this.keepalive = new Keepalive(name, config.keepalive().toNanos(), System.nanoTime(),
+                () -> lifecycle.isConnected() && !lifecycle.isEnding(), transport::probe, (status, why) -> {
+                    if (!lifecycle.isClosing()) {
+                        failure.fail(status, why);
+                    }
+                });
         this.dispatchers = new Dispatcher[used];
         for (int r = 0; r < used; r++) {
             dispatchers[r] = new Dispatcher(transport.cqs[r], r, config.pollTimeout().toNanos(), lifecycle, failure,
-                    router, anomalies, ioCompletions, messages, imm, messageCompletions, cancels, group);
+                    router, anomalies, ioCompletions, messages, imm, messageCompletions, cancels,
+                    r == 0 ? keepalive : null, group);
         }
         if (watch != null) {
             watch.dispatchers(dispatchers);

@@ -3,11 +3,13 @@ package io.slime4j.endpoint;
 import io.slime4j.verbs.AccessFlags;
 import io.slime4j.verbs.CompletionQueue;
 import io.slime4j.verbs.MemoryRegion;
+import io.slime4j.verbs.Opcode;
 import io.slime4j.verbs.ProtectionDomain;
 import io.slime4j.verbs.QpConfig;
 import io.slime4j.verbs.QpInfo;
 import io.slime4j.verbs.QueuePair;
 import io.slime4j.verbs.VerbsDevice;
+import io.slime4j.verbs.WorkRequest;
 import java.lang.foreign.Arena;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,6 +35,9 @@ final class Transport {
      * from its completion may briefly make window + 1 receives; one spare entry absorbs that.
      */
     static final int RQ_SLACK = 1;
+
+    /** Meta send-queue entries (and rail-0 completions) kept for the one outstanding keepalive probe. */
+    static final int KEEPALIVE_RESERVE = 1;
 
     /** The devices, one per rail; rail 0 also carries the message queue pairs. */
     final VerbsDevice[] devices;
@@ -75,7 +80,7 @@ final class Transport {
                 made.add(pds[r]);
                 cqs[r] = devices[r].createCompletionQueue((int) (EndpointConfig.completionQueueCapacity(
                         Math.max(1, lanesOn[r]), c.sendQueueDepth(), c.immWindow(), r == 0 ? c.messageSlots() : 0)
-                        + (r == 0 ? 4L * c.messageSlots() : 0))); // the meta window's room for cancel notices
+                        + (r == 0 ? 4L * c.messageSlots() + KEEPALIVE_RESERVE : 0))); // cancel notices, the probe
                 made.add(cqs[r]);
             }
             QpConfig ioConfig = c.qpTemplate().toBuilder().signalAll(false) // IoSendQueue signals selectively
@@ -87,7 +92,7 @@ final class Transport {
                 io[i] = devices[r].createQueuePair(pds[r], ioConfig, cqs[r], cqs[r]);
                 made.add(io[i]);
             }
-            meta = devices[0].createQueuePair(pds[0], base.sendQueueDepth(metaDepth)
+            meta = devices[0].createQueuePair(pds[0], base.sendQueueDepth(metaDepth + KEEPALIVE_RESERVE)
                     .recvQueueDepth(metaDepth + RQ_SLACK).build(), cqs[0], cqs[0]);
             made.add(meta);
             data = devices[0].createQueuePair(pds[0], base.sendQueueDepth(c.messageSlots())
@@ -207,6 +212,16 @@ final class Transport {
         qps.add(meta);
         qps.add(data);
         return qps;
+    }
+
+    /**
+     * Posts a keepalive probe: a signaled zero-length RDMA write on the meta queue pair, which the
+     * peer's responder acknowledges without a key check, a memory access or a receive; its one
+     * send-queue entry is {@link #KEEPALIVE_RESERVE}. Throws if the queue pair refuses it.
+     */
+    void probe(long wrId) {
+        WorkRequest wr = new WorkRequest().wrId(wrId).opcode(Opcode.RDMA_WRITE).signaled(true).remote(0, 0);
+        meta.postSend(wr);
     }
 
     /** Moves every queue pair to ERR: everything outstanding completes with WR_FLUSH_ERR. */

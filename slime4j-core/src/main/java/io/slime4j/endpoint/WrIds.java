@@ -43,6 +43,8 @@ final class WrIds {
     static final int IMM_WINDOW = 7;
     /** A cancelled recv's notice (SEND_WITH_IMM of its meta buffer again) on the meta queue pair. */
     static final int CANCEL_SEND = 8;
+    /** A keepalive probe (zero-length RDMA write) on the meta queue pair; owns no slot ({@link Keepalive}). */
+    static final int KEEPALIVE = 9;
 
     static final int MAX_QPS = 1 << 8;
     static final int MAX_SLOTS = 1 << 20;

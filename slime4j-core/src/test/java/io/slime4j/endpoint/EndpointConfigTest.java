@@ -95,4 +95,28 @@ class EndpointConfigTest {
         assertThat(EndpointConfig.fromEnvironment().stripeMinBytes())
                 .isEqualTo(EndpointConfig.defaults().stripeMinBytes());
     }
+
+    @Test
+    void theKeepaliveDefaultsToTwoSeconds_isSetByCodeOrEnvironment_andZeroTurnsItOff() {
+        EndpointConfig d = EndpointConfig.defaults();
+        assertThat(d.keepalive()).isEqualTo(Duration.ofSeconds(2));
+        assertThat(d.qpTemplate().retryCount()).isEqualTo(EndpointConfig.DEFAULT_RETRY_COUNT);
+        assertThat(EndpointConfig.builder().keepalive(Duration.ZERO).build().keepalive()).isZero();
+        assertThat(EndpointConfig.builder().apply(k -> null, Map.of("SLIME4J_ENDPOINT_KEEPALIVE", "PT0.5S")).build()
+                .keepalive()).isEqualTo(Duration.ofMillis(500));
+        assertThatThrownBy(() -> EndpointConfig.builder().keepalive(Duration.ofMillis(5)).build())
+                .hasMessageContaining("keepalive must be zero (off) or in 10 ms..1 h");
+        assertThatThrownBy(() -> EndpointConfig.builder().keepalive(Duration.ofSeconds(-1)).build())
+                .hasMessageContaining("keepalive");
+        assertThatThrownBy(() -> EndpointConfig.builder().keepalive(null).build()).hasMessageContaining("keepalive");
+    }
+
+    @Test
+    void theDetectionBoundIsTheKeepalivePlusThePollPlusTheRetryBudget() {
+        // 100 ms ACK timeout, 4 retries: 100 + 200 + 400 + 800 + 1600 ms
+        assertThat(EndpointConfig.retryBudget(EndpointConfig.defaults().qpTemplate())).isEqualTo(Duration.ofMillis(3100));
+        // the verbs default, 7 retries: the backoff stops doubling at 32 times (issue 15's 12.7 s)
+        assertThat(EndpointConfig.retryBudget(io.slime4j.verbs.QpConfig.defaults())).isEqualTo(Duration.ofMillis(12_700));
+        assertThat(EndpointConfig.defaults().detectionBound()).isEqualTo(Duration.ofMillis(2000 + 100 + 3100));
+    }
 }

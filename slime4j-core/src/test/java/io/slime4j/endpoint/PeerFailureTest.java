@@ -35,8 +35,8 @@ class PeerFailureTest {
     private static final Duration AT_ONCE = Duration.ofSeconds(1);
     /**
      * From the kill to the failure: the soft engine's retry budget (a 50 ms ACK timeout and 3
-     * retries, stretched by its RTT estimate and backoff), with slack for a loaded machine. Lowering
-     * it is issue 15's item 2 (keepalive), which belongs to the soft engine.
+     * retries, stretched by its RTT estimate and backoff), with slack for a loaded machine. The bound
+     * with the default settings, idle or busy, is {@link PeerLivenessTest}'s.
      */
     private static final Duration DETECTION = Duration.ofSeconds(30);
 
