@@ -98,6 +98,11 @@ final class AckScheduler {
         pending = true;
     }
 
+    /** Whether an ACK is owed (by the delay, the count or at once). */
+    boolean owesAck() {
+        return pending || now;
+    }
+
     /** Whether the next ACK asks the sender to resend everything not SACKed. */
     boolean goBack() {
         return droppedAhead;

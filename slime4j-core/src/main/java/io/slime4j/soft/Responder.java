@@ -376,6 +376,11 @@ final class Responder implements Transmitter.PiggyBack {
         return ackSender.doWork(now);
     }
 
+    /** Whether no ACK is owed and no hole waits to be filled (nothing for a timer to do). */
+    boolean quiet() {
+        return !acks.owesAck() && !inbound.hasHoles();
+    }
+
     /** A packet for a queue pair in ERR: repeats the error NAK it may be a retransmission for. */
     void onPacketInError(HeaderFlyweight h) {
         ackSender.onPacketInError(h);
