@@ -109,6 +109,9 @@ final class Responder implements Transmitter.PiggyBack {
         inbound.advance();
         drain();
         acks.onAccepted(now);
+        if ((d.flags() & F_ACK_REQ) != 0) {
+            acks.onAckRequested();
+        }
     }
 
     private void onAhead(DataFrame d, MemorySegment packet, int payload, long now) {
@@ -121,6 +124,9 @@ final class Responder implements Transmitter.PiggyBack {
             acks.onNewHole();
         }
         acks.onAccepted(now);
+        if ((d.flags() & F_ACK_REQ) != 0) {
+            acks.onAckRequested();
+        }
     }
 
     // ---------------------------------------------------------------- the chain of checks
