@@ -2,7 +2,8 @@ package io.slime4j.soft;
 
 /**
  * Decides when the receiving side sends an explicit ACK: after a delay (so that a data packet
- * going the other way can carry the ACK instead), at once on a duplicate, a new hole or a packet
+ * going the other way can carry the ACK instead) in the middle of a message, at once when the
+ * packet asks for it (the last packet of a write or send: its request completes on the ACK), on a duplicate, a new hole or a packet
  * dropped ahead of order, after every {@code ackEvery} packets (fewer when half the advertised
  * window is smaller, because a sender that honours the window stalls when it is full), and, while
  * holes remain, again and again with backoff (the ACK that reported them may have been lost). It
@@ -80,6 +81,11 @@ final class AckScheduler {
         }
     }
 
+    /** An accepted packet asked for an ACK at once (the last packet of a write or send). */
+    void onAckRequested() {
+        now = true;
+    }
+
     /** A duplicate arrived: the sender may have missed our ACK; answer at once. */
     void onDuplicate() {
         now = true;
@@ -96,6 +102,11 @@ final class AckScheduler {
         droppedAhead = true;
         now = true;
         pending = true;
+    }
+
+    /** Whether an ACK is owed (by the delay, the count or at once). */
+    boolean owesAck() {
+        return pending || now;
     }
 
     /** Whether the next ACK asks the sender to resend everything not SACKed. */

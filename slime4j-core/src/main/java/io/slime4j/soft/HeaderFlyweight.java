@@ -97,6 +97,11 @@ class HeaderFlyweight {
 
     /** ACK flag: the receiver dropped out-of-order packets; resend everything not SACKed. */
     static final int F_GO_BACK = 1 << 7;
+    /**
+     * Data flag: acknowledge at once rather than after the delayed-ACK time (the last packet of a
+     * write or send, as the soft-RoCE driver's AckReq: its request completes on that ACK).
+     */
+    static final int F_ACK_REQ = 1 << 8;
 
     /** ACK syndromes. */
     static final int SYNDROME_ACK = 0;

@@ -10,10 +10,14 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The thread that drives one or more devices: calls {@link SoftDevice#doWork(long)} of each in a
- * loop and, when a cycle did no work, idles by spinning, then yielding, then parking for up to
- * {@code maxIdlePark} (or only spins, when {@code busySpin}). Posting threads and the wire wake it
- * with {@link #wakeup()}; a wake-up that races with the agent going to park is never lost (the agent
- * re-checks a pending flag after announcing that it parks). Catches and counts every exception of a
+ * loop and, when a cycle did no work, idles by spinning, then yielding, then arming and blocking
+ * in an {@link IdleWait} (epoll on the ports' sockets and an eventfd, a selector, or a park) until
+ * a datagram arrives, a poster wakes it, or the timeout passes: {@code maxIdlePark} while any
+ * device has a timer or an ACK pending, {@link #QUIET_WAIT_NANOS} when none has (so an idle
+ * connection costs nothing). With {@code busySpin} it only spins. Posting threads and the wire
+ * wake it with {@link #wakeup()}, which makes a system call only while the agent is armed; a
+ * wake-up that races with the agent arming is never lost (the agent re-checks a pending flag after
+ * announcing that it is armed). Catches and counts every exception of a
  * device's cycle on that device; an {@link Error} stops it, and every device it drove leaves it
  * and fails its queue pairs (work for them then runs on the calling threads).
  *
@@ -28,6 +32,8 @@ final class ProgressAgent implements Runnable {
     private static final long MIN_PARK_NANOS = 1_000;
     private static final long DETACH_POLL_NANOS = 10_000;
     private static final long STOP_WAIT_MILLIS = 5_000;
+    /** Longest block of an agent whose devices owe nothing timed: a bound, not a period. */
+    static final long QUIET_WAIT_NANOS = 1_000_000_000L;
 
     private final String name;
     private final boolean busySpin;
@@ -42,6 +48,9 @@ final class ProgressAgent implements Runnable {
     private volatile long cycles;
     private int idleCount;
     private long parkNanos = MIN_PARK_NANOS;
+    /** How the agent blocks; built on the agent thread for {@link #waitFor}, the devices it covers. */
+    private volatile IdleWait waiter;
+    private SoftDevice[] waitFor;
 
     ProgressAgent(String name, boolean busySpin, Duration maxIdlePark) {
         this.name = name;
@@ -101,7 +110,7 @@ final class ProgressAgent implements Runnable {
             return true;
         }
         if (last) {
-            LockSupport.unpark(t);
+            wakeup();
             t.join(timeoutMillis);
             return !t.isAlive();
         }
@@ -140,6 +149,10 @@ final class ProgressAgent implements Runnable {
     void wakeup() {
         wakePending = true; // then read parked: if the agent is about to park, it sees this flag
         if (parked) {
+            IdleWait w = waiter;
+            if (w != null) {
+                w.wake();
+            }
             Thread t = thread;
             if (t != null) {
                 LockSupport.unpark(t);
@@ -169,6 +182,44 @@ final class ProgressAgent implements Runnable {
             cycles++;
             idle(work);
         }
+        closeWaiter();
+    }
+
+    private void closeWaiter() {
+        IdleWait w = waiter;
+        waiter = null;
+        waitFor = null;
+        if (w != null) {
+            w.close();
+        }
+    }
+
+    /** The wait for the devices driven now, rebuilt when they changed. */
+    private IdleWait waiter() {
+        SoftDevice[] now = devices;
+        if (now != waitFor) {
+            closeWaiter();
+            java.util.List<io.slime4j.wire.WirePort> ports = new java.util.ArrayList<>();
+            for (SoftDevice d : now) {
+                ports.add(d.port());
+            }
+            waiter = IdleWait.forPorts(ports, Thread.currentThread());
+            waitFor = now;
+        }
+        return waiter;
+    }
+
+    /** How long an armed agent may block: until the next timed duty of any device, or the quiet bound. */
+    private long waitNanos(IdleWait w) {
+        if (!w.wakesOnArrival()) {
+            return parkNanos;
+        }
+        for (SoftDevice d : devices) {
+            if (!d.quiet()) {
+                return maxParkNanos;
+            }
+        }
+        return QUIET_WAIT_NANOS;
     }
 
     /**
@@ -187,6 +238,7 @@ final class ProgressAgent implements Runnable {
         for (SoftDevice d : failed) {
             d.onAgentDeath();
         }
+        closeWaiter();
         cycles++;
     }
 
@@ -205,6 +257,7 @@ final class ProgressAgent implements Runnable {
         } else if (idleCount <= SPINS + YIELDS) {
             Thread.yield();
         } else {
+            IdleWait w = waiter();
             parked = true;
             if (wakePending) {
                 // posted since this cycle began: run again at once, and spin again before parking
@@ -214,7 +267,7 @@ final class ProgressAgent implements Runnable {
                 return;
             }
             if (running) {
-                LockSupport.parkNanos(parkNanos);
+                w.await(waitNanos(w));
             }
             parked = false;
             parkNanos = Math.min(parkNanos * 2, maxParkNanos);

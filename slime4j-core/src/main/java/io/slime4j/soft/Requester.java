@@ -141,6 +141,9 @@ final class Requester {
             boolean last = w.bytesSent + payload >= w.length;
             if (last) {
                 flags |= F_LAST;
+                if (OpTable.has(type, OpTable.SEGMENTED)) {
+                    flags |= F_ACK_REQ; // a write or send completes on the ACK: ask for it now (reads and atomics get a response)
+                }
                 if (w.opcode.hasImmediate()) {
                     flags |= F_IMM;
                 }

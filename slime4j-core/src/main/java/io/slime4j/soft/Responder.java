@@ -110,6 +110,9 @@ final class Responder implements Transmitter.PiggyBack {
         inbound.advance();
         drain();
         acks.onAccepted(now);
+        if ((d.flags() & F_ACK_REQ) != 0) {
+            acks.onAckRequested();
+        }
     }
 
     private void onAhead(DataFrame d, MemorySegment packet, int payload, long now) {
@@ -122,6 +125,9 @@ final class Responder implements Transmitter.PiggyBack {
             acks.onNewHole();
         }
         acks.onAccepted(now);
+        if ((d.flags() & F_ACK_REQ) != 0) {
+            acks.onAckRequested();
+        }
     }
 
     // ---------------------------------------------------------------- the chain of checks
@@ -375,6 +381,11 @@ final class Responder implements Transmitter.PiggyBack {
     /** Sends an explicit ACK when one is due. Returns 1 if it sent one. */
     int doWork(long now) {
         return ackSender.doWork(now);
+    }
+
+    /** Whether no ACK is owed and no hole waits to be filled (nothing for a timer to do). */
+    boolean quiet() {
+        return !acks.owesAck() && !inbound.hasHoles();
     }
 
     /** A packet for a queue pair in ERR: repeats the error NAK it may be a retransmission for. */

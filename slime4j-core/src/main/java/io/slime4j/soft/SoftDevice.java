@@ -385,6 +385,33 @@ public final class SoftDevice implements VerbsDevice {
         return work;
     }
 
+    /** The thread of the agent driving this device (null before it started); for tests. */
+    Thread agentThread() {
+        return agent.thread();
+    }
+
+    /** The port this device sends and receives on (the agent waits on it when idle). */
+    WirePort port() {
+        return port;
+    }
+
+    /**
+     * Whether nothing timed is pending: no timer armed, no command queued and no queue pair owing
+     * an ACK or holding unacknowledged data. An agent whose devices are all quiet may block until a
+     * datagram or a poster wakes it. Agent thread only.
+     */
+    boolean quiet() {
+        if (!timers.isEmpty() || !commands.isEmpty()) {
+            return false;
+        }
+        for (SoftQueuePair qp : queuePairs) {
+            if (!qp.quiet()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     private int runCommands() {
         int n = 0;
         Runnable c;

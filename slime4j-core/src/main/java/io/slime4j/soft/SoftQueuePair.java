@@ -291,6 +291,11 @@ final class SoftQueuePair implements QueuePair {
         return work;
     }
 
+    /** Nothing timed pending: no unacknowledged packet, owed response, RNR wait or owed ACK (see SoftDevice.quiet). */
+    boolean quiet() {
+        return stream.isEmpty() && responses.isEmpty() && !progress.rnrWaiting && responder.quiet();
+    }
+
     /** The send side's cycle: the requester sends what it may, then the completer completes in order. */
     private int sendAndComplete(long now, boolean sendRequests) {
         if (progress.halted) {

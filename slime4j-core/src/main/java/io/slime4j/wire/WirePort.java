@@ -106,6 +106,25 @@ public interface WirePort extends AutoCloseable {
      */
     void onReceivable(Runnable wakeup);
 
+    /**
+     * Native file descriptors that turn readable when a datagram arrives, for an idle progress
+     * agent to block on (epoll) instead of parking for a fixed time. Empty when the port has none
+     * (the in-process wire wakes the agent through {@link #onReceivable} instead). The caller only
+     * waits on them; it never reads, closes or changes them.
+     */
+    default int[] readableFds() {
+        return new int[0];
+    }
+
+    /**
+     * NIO channels that turn readable when a datagram arrives, for an idle progress agent to block
+     * on with a {@link java.nio.channels.Selector} (it registers them, non-blocking already, and
+     * only waits). Empty when the port has none.
+     */
+    default java.nio.channels.SelectableChannel[] readableChannels() {
+        return new java.nio.channels.SelectableChannel[0];
+    }
+
     @Override
     void close();
 }

@@ -28,6 +28,26 @@ class AckSchedulerTest {
     }
 
     @Test
+    void theMiddleOfAMessageWaitsForTheDelayButItsLastPacketIsAcknowledgedAtOnce() {
+        acks.onAccepted(now); // a middle packet: delayed (the threshold here is two packets)
+        now += DELAY / 2;
+        assertThat(acks.due(now, false)).isEqualTo(Due.NONE);
+        acks.onAckRequested(); // the next packet, the last, asks for the ACK
+        assertThat(acks.due(now, false)).as("no wait for the rest of the delay").isEqualTo(Due.ACK);
+        assertThat(acks.owesAck()).isTrue();
+    }
+
+    @Test
+    void aRequestedAckThatADataPacketCarriedIsNotSentAgain() {
+        acks.onAccepted(now);
+        acks.onAckRequested();
+        acks.onCarried(false);
+        assertThat(acks.owesAck()).isFalse();
+        now += 10 * DELAY;
+        assertThat(acks.due(now, false)).isEqualTo(Due.NONE);
+    }
+
+    @Test
     void aDuplicateIsAnsweredAtOnce() {
         acks.onDuplicate();
         assertThat(acks.due(now, false)).isEqualTo(Due.ACK);

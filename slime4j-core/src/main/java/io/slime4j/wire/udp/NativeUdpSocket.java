@@ -764,4 +764,9 @@ final class NativeUdpSocket extends UdpSocket {
         receivedLength = (int) Math.min(n, Integer.MAX_VALUE);
         return source();
     }
+
+    @Override
+    int pollFd() {
+        return fd;
+    }
 }

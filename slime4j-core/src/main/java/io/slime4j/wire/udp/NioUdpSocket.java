@@ -89,4 +89,9 @@ final class NioUdpSocket extends UdpSocket {
     void close() throws IOException {
         channel.close();
     }
+
+    @Override
+    java.nio.channels.SelectableChannel selectable() {
+        return channel;
+    }
 }

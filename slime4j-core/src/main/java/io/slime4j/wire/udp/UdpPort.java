@@ -552,12 +552,42 @@ public final class UdpPort implements WirePort {
      * {@inheritDoc}
      *
      * <p>A UDP port cannot tell without a selector thread of its own, so it ignores
-     * {@code wakeup} and never calls it: an idle progress agent finds datagrams when its park ends
-     * (at most {@code SoftConfig.maxIdlePark} later).
+     * {@code wakeup} and never calls it: an idle progress agent blocks on {@link #readableFds()} or
+     * {@link #readableChannels()} instead, which wake it when a datagram arrives.
      */
     @Override
     public void onReceivable(Runnable wakeup) {
         // Nothing to register: see above.
+    }
+
+    /** The native sockets' descriptors (data, then priority), or none with the NIO backend. */
+    @Override
+    public int[] readableFds() {
+        UdpSocket[] all = sockets();
+        int[] fds = new int[all.length];
+        for (int i = 0; i < all.length; i++) {
+            if ((fds[i] = all[i].pollFd()) < 0) {
+                return new int[0];
+            }
+        }
+        return fds;
+    }
+
+    /** The NIO channels (data, then priority), or none with the native backend. */
+    @Override
+    public java.nio.channels.SelectableChannel[] readableChannels() {
+        UdpSocket[] all = sockets();
+        java.nio.channels.SelectableChannel[] channels = new java.nio.channels.SelectableChannel[all.length];
+        for (int i = 0; i < all.length; i++) {
+            if ((channels[i] = all[i].selectable()) == null) {
+                return new java.nio.channels.SelectableChannel[0];
+            }
+        }
+        return channels;
+    }
+
+    private UdpSocket[] sockets() {
+        return priorityChannel == null ? new UdpSocket[] {dataChannel} : new UdpSocket[] {dataChannel, priorityChannel};
     }
 
     /** A snapshot of this port's counters. */

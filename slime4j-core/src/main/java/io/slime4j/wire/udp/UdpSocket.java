@@ -153,6 +153,16 @@ abstract class UdpSocket {
     /** SO_SNDBUF as the kernel reports it. */
     abstract int sendBufferSize() throws IOException;
 
+    /** The socket's file descriptor for epoll, or -1 when it has none to offer (NIO). */
+    int pollFd() {
+        return -1;
+    }
+
+    /** The channel for a selector, or null when there is none (native). */
+    java.nio.channels.SelectableChannel selectable() {
+        return null;
+    }
+
     /** Closes the socket; idempotent; a concurrent send or receive fails or finishes first. */
     abstract void close() throws IOException;
 }
