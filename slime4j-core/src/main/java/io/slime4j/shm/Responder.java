@@ -169,9 +169,9 @@ final class Responder {
             }
         }
         if (imm) {
-            Wqe recv = qp.recvWqe(qp.rqConsumed);
-            qp.rqConsumed++;
-            qp.completeRecv(recv.wrId, WcStatus.SUCCESS, WcOpcode.RECV_RDMA_WITH_IMM, (int) length,
+            long wrId = qp.recvWqe(qp.rqConsumed).wrId;
+            consume();
+            qp.completeRecv(wrId, WcStatus.SUCCESS, WcOpcode.RECV_RDMA_WITH_IMM, (int) length,
                     e.get(ValueLayout.JAVA_INT, Layout.E_IMM), true);
         }
         return WcStatus.SUCCESS;
@@ -239,8 +239,9 @@ final class Responder {
                 local = WcStatus.LOC_LEN_ERR;
             }
             if (local != null) {
-                qp.rqConsumed++;
-                qp.completeRecv(recv.wrId, local, WcOpcode.RECV, 0, 0, false);
+                long wrId = recv.wrId;
+                consume();
+                qp.completeRecv(wrId, local, WcOpcode.RECV, 0, 0, false);
                 failAfterNak = true; // the NAK must be visible before this queue pair's failure
                 return local == WcStatus.LOC_LEN_ERR ? WcStatus.REM_INV_REQ_ERR : WcStatus.REM_OP_ERR;
             }
@@ -256,11 +257,21 @@ final class Responder {
                 regions[i] = null;
             }
         }
-        qp.rqConsumed++;
+        long wrId = recv.wrId;
+        consume();
         boolean imm = op == Opcode.SEND_WITH_IMM;
-        qp.completeRecv(recv.wrId, WcStatus.SUCCESS, WcOpcode.RECV, (int) length,
+        qp.completeRecv(wrId, WcStatus.SUCCESS, WcOpcode.RECV, (int) length,
                 imm ? e.get(ValueLayout.JAVA_INT, Layout.E_IMM) : 0, imm);
         return WcStatus.SUCCESS;
+    }
+
+    /**
+     * Gives the oldest receive's slot back to the posting threads: once {@code rqConsumed} passes
+     * it, {@code postRecv} may fill it with the next receive, so everything the completion needs
+     * is read from the slot first.
+     */
+    private void consume() {
+        qp.rqConsumed++;
     }
 
     /** Flushes every receive not consumed (agent thread, queue pair in ERR). */
@@ -268,9 +279,9 @@ final class Responder {
         int n = 0;
         long posted = qp.rqPosted();
         while (qp.rqConsumed < posted) {
-            Wqe recv = qp.recvWqe(qp.rqConsumed);
-            qp.rqConsumed++;
-            qp.completeRecv(recv.wrId, WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, 0, 0, false);
+            long wrId = qp.recvWqe(qp.rqConsumed).wrId;
+            consume();
+            qp.completeRecv(wrId, WcStatus.WR_FLUSH_ERR, WcOpcode.RECV, 0, 0, false);
             n++;
         }
         return n;

@@ -160,10 +160,16 @@ public final class ShmDevice implements VerbsDevice {
         return qp;
     }
 
+    /**
+     * Hands a closed queue pair to the agent, the only thread that runs its requester and responder
+     * (flushing releases each request's region uses; two threads flushing at once would release
+     * them twice). Only once the agent has stopped does the caller retire it itself: the flag
+     * {@code closed} is set while the agent still finishes its last pass.
+     */
     void destroyQueuePair(ShmQueuePair qp) {
         closing.add(qp);
         wakeup();
-        if (closed) {
+        if (closed && !agent.isAlive()) {
             retire();
         }
     }
