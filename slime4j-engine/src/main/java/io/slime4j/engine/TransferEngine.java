@@ -1,11 +1,8 @@
 package io.slime4j.engine;
 
 import io.slime4j.endpoint.BootstrapListener;
-import io.slime4j.endpoint.BootstrapMessage;
-import io.slime4j.endpoint.BootstrapChannel;
 import io.slime4j.endpoint.Assignment;
 import io.slime4j.endpoint.Bootstrap;
-import io.slime4j.endpoint.BootstrapException;
 import io.slime4j.endpoint.DispatchGroup;
 import io.slime4j.endpoint.EndpointBusyException;
 import io.slime4j.endpoint.EndpointClosedException;
@@ -25,18 +22,14 @@ import io.slime4j.wire.Wire;
 import io.slime4j.wire.udp.UdpConfig;
 import io.slime4j.wire.udp.UdpWire;
 import java.lang.foreign.MemorySegment;
-import java.net.InetAddress;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -72,7 +65,7 @@ public final class TransferEngine implements AutoCloseable {
     private final String name;
     private final long incarnation;
     private final Directory directory;
-    private final Settings settings;
+    private final EngineSettings settings;
     private final Wire wire;
     private final boolean ownsWire;
     private final ProgressGroup progress;
@@ -81,23 +74,13 @@ public final class TransferEngine implements AutoCloseable {
     private final BootstrapListener listener;
     private final Thread acceptor;
     private final ScheduledExecutorService heartbeat;
-    private final PeerLinks links;
-    private final PeerWatch watch;
-    private final Object regionLock = new Object();
-    private final Map<String, Region> regions = new LinkedHashMap<>();
+    private final Connections conns;
+    private final Dialer dialer;
+    private final Heartbeat beats;
     private volatile PeerRecord record;
     private volatile boolean closed;
-    private volatile String lastDirectoryError;
 
-    private record Region(MemorySegment segment, int access) {
-    }
-
-    /** The engine's settings (see {@link Builder}). */
-    record Settings(Duration lease, Duration heartbeat, Duration connectTimeout, String bindHost, int rails,
-                    EndpointConfig endpointConfig, String hostId, Duration progressIdlePark) {
-    }
-
-    private TransferEngine(String name, Directory directory, Settings settings, Wire wire) throws Exception {
+    private TransferEngine(String name, Directory directory, EngineSettings settings, Wire wire) throws Exception {
         this.name = name;
         long inc;
         do {
@@ -108,8 +91,6 @@ public final class TransferEngine implements AutoCloseable {
         this.settings = settings;
         this.ownsWire = wire == null;
         this.wire = wire != null ? wire : new UdpWire(UdpConfig.defaults());
-        this.links = new PeerLinks(name);
-        this.watch = new PeerWatch(settings.lease().toMillis());
         this.progress = settings.progressIdlePark() == null ? ProgressGroup.create("engine-" + name)
                 : ProgressGroup.create("engine-" + name, false, settings.progressIdlePark());
         this.dispatch = DispatchGroup.create("engine-" + name);
@@ -129,9 +110,13 @@ public final class TransferEngine implements AutoCloseable {
             }
             throw e;
         }
+        this.conns = new Connections(name, incarnation, settings, devices, dispatch, () -> closed);
+        this.beats = new Heartbeat(conns, directory, () -> record);
+        this.dialer = new Dialer(conns, directory, beats::noteDirectoryError, this::checkOpen);
         this.record = new PeerRecord(name, incarnation, hostForUrl(settings.bindHost()) + ":" + listener.port(),
                 settings.hostId(), Map.of());
-        this.acceptor = Thread.ofPlatform().daemon().name("slime4j-engine-" + name + "-accept").unstarted(this::acceptLoop);
+        this.acceptor = Thread.ofPlatform().daemon().name("slime4j-engine-" + name + "-accept")
+                .unstarted(new Acceptor(conns, listener));
         this.heartbeat = Executors.newSingleThreadScheduledExecutor(r -> Thread.ofPlatform().daemon()
                 .name("slime4j-engine-" + name + "-heartbeat").unstarted(r));
         try {
@@ -142,7 +127,7 @@ public final class TransferEngine implements AutoCloseable {
         }
         acceptor.start();
         long every = settings.heartbeat().toMillis();
-        heartbeat.scheduleWithFixedDelay(this::beat, every, every, TimeUnit.MILLISECONDS);
+        heartbeat.scheduleWithFixedDelay(beats::beat, every, every, TimeUnit.MILLISECONDS);
     }
 
     private static String hostForUrl(String host) {
@@ -176,7 +161,7 @@ public final class TransferEngine implements AutoCloseable {
 
     /** The names of the peers connected now. */
     public List<String> connectedPeers() {
-        return links.connections().stream().map(c -> c.peer).sorted().toList();
+        return conns.links.connections().stream().map(c -> c.peer).sorted().toList();
     }
 
     /** Registers {@code segment} under {@code name} with {@link AccessFlags#ALL}. */
@@ -191,38 +176,12 @@ public final class TransferEngine implements AutoCloseable {
      */
     public void register(String regionName, MemorySegment segment, int accessFlags) {
         checkOpen();
-        List<Connection> cs;
-        synchronized (regionLock) {
-            if (regions.containsKey(regionName)) {
-                throw new IllegalArgumentException("engine " + name + " already has a region '" + regionName + "'");
-            }
-            if (regionName == null || segment == null) {
-                throw new IllegalArgumentException("region name and segment must not be null");
-            }
-            regions.put(regionName, new Region(segment, accessFlags));
-            cs = links.connections();
-            for (Connection c : cs) {
-                try {
-                    c.endpoint.register(regionName, segment, accessFlags);
-                } catch (EndpointClosedException e) {
-                    // torn down meanwhile: the next connection registers everything
-                }
-            }
-            Map<String, Long> rs = new LinkedHashMap<>();
-            regions.forEach((n, r) -> rs.put(n, r.segment().byteSize()));
-            record = new PeerRecord(name, incarnation, record.bootstrap(), record.hostId(), rs);
-        }
-        for (Connection c : cs) {
-            try {
-                c.pushRegions(c.endpoint.info(), settings.connectTimeout());
-            } catch (RuntimeException e) {
-                lost(c, "pushing region '" + regionName + "' to peer " + c.peer + " failed: " + e.getMessage());
-            }
-        }
+        conns.register(regionName, segment, accessFlags,
+                sizes -> record = new PeerRecord(name, incarnation, record.bootstrap(), record.hostId(), sizes));
         try {
             directory.publish(record, settings.lease());
         } catch (DirectoryException e) {
-            noteDirectoryError(e); // the next heartbeat publishes it
+            beats.noteDirectoryError(e); // the next heartbeat publishes it
         }
     }
 
@@ -264,15 +223,15 @@ public final class TransferEngine implements AutoCloseable {
      */
     private TransferFuture op(String peer, Function<RdmaEndpoint, TransferFuture> call) {
         checkOpen();
-        Connection c = connection(peer);
+        Connection c = dialer.connection(peer);
         try {
             return call.apply(c.endpoint);
         } catch (EndpointBusyException | PeerUnavailableException e) {
             throw e;
         } catch (EndpointException e) {
-            lost(c, "connection to " + peer + " failed: " + e.getMessage());
+            conns.lost(c, "connection to " + peer + " failed: " + e.getMessage());
             checkOpen();
-            return call.apply(connection(peer).endpoint);
+            return call.apply(dialer.connection(peer).endpoint);
         }
     }
 
@@ -280,322 +239,6 @@ public final class TransferEngine implements AutoCloseable {
         if (closed) {
             throw new EndpointClosedException("engine " + name + " is closed");
         }
-    }
-
-    /** The peer's live connection: the current one, or a new one (bounded by the connect timeout). */
-    Connection connection(String peer) {
-        PeerRecord.checkName(peer);
-        if (peer.equals(name)) {
-            throw new IllegalArgumentException("engine " + name + " cannot address itself");
-        }
-        long deadline = System.nanoTime() + settings.connectTimeout().toNanos();
-        while (true) {
-            checkOpen();
-            Map.Entry<PeerLinks.Link, Boolean> e = links.outbound(peer);
-            PeerLinks.Link link = e.getKey();
-            if (e.getValue()) {
-                dial(peer, link, deadline);
-            }
-            Connection c;
-            try {
-                c = link.ready.get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-            } catch (ExecutionException ex) {
-                links.remove(peer, link);
-                Throwable cause = ex.getCause();
-                if (cause instanceof PeerUnavailableException p && p.isTransient()
-                        && deadline - System.nanoTime() > TimeUnit.MILLISECONDS.toNanos(50)) {
-                    sleepQuietly(20); // a handshake that broke off under load, or lost a race: dial again
-                    continue;
-                }
-                if (cause instanceof PeerUnavailableException p) {
-                    throw new PeerUnavailableException(p.getMessage(), p);
-                }
-                throw new PeerUnavailableException("cannot connect to peer " + peer + ": " + cause, cause);
-            } catch (TimeoutException ex) {
-                links.remove(peer, link);
-                link.ready.completeExceptionally(new PeerUnavailableException("timed out", null));
-                throw new PeerUnavailableException("no connection to peer " + peer + " within "
-                        + settings.connectTimeout().toMillis() + " ms", ex);
-            } catch (InterruptedException ex) {
-                Thread.currentThread().interrupt();
-                throw new PeerUnavailableException("interrupted while connecting to peer " + peer, ex);
-            }
-            if (!c.isClosed()) {
-                return c;
-            }
-            links.remove(peer, link);
-            if (System.nanoTime() - deadline > 0) {
-                throw new PeerUnavailableException("connection to peer " + peer + " closed: " + c.closedReason(), null);
-            }
-        }
-    }
-
-    /** Looks the peer up, dials its listener and handshakes; completes {@code link} or fails it. */
-    private void dial(String peer, PeerLinks.Link link, long deadline) {
-        RdmaEndpoint endpoint = null;
-        BootstrapChannel channel = null;
-        try {
-            PeerRecord rec;
-            try {
-                rec = directory.lookup(peer).orElseThrow(() -> new PeerUnavailableException("no engine '" + peer
-                        + "' in directory " + directory.url(), null));
-            } catch (DirectoryException ex) {
-                noteDirectoryError(ex);
-                throw new PeerUnavailableException("cannot look up peer " + peer + ": " + ex.getMessage(), ex);
-            }
-            while (true) {
-            long t0 = System.nanoTime();
-            channel = Bootstrap.connect(rec.bootstrapHost(), rec.bootstrapPort(), remaining(deadline));
-            long t1 = System.nanoTime();
-            Connection[] built = new Connection[1];
-            long version = regionsVersion();
-            endpoint = openEndpoint(peer, rec.incarnation());
-            long t2 = System.nanoTime();
-            BootstrapMessage reply = channel.exchange(BootstrapMessage.of(endpoint.info(), Map.of("type", "connect",
-                    "from", name, "fromIncarnation", Long.toString(incarnation), "to", peer,
-                    "toIncarnation", Long.toString(rec.incarnation()))), remaining(deadline));
-            long t3 = System.nanoTime();
-            if (t3 - t0 > 1_000_000_000L) {
-                LOG.warn("engine {}: slow dial to {}: tcp {} ms, endpoint {} ms, exchange {} ms ({})", name, peer,
-                        (t1 - t0) / 1_000_000, (t2 - t1) / 1_000_000, (t3 - t2) / 1_000_000, reply.get("type", ""));
-            }
-            switch (reply.get("type", "")) {
-                case "accept" -> {
-                    endpoint.connect(reply.info());
-                    channel.send(BootstrapMessage.of(Map.of("type", "ready")), remaining(deadline));
-                    built[0] = new Connection(peer, rec.incarnation(), endpoint, channel);
-                    endpoint = null;
-                    channel = null;
-                    install(link, built[0], version);
-                    return;
-                }
-                case "crossing" -> {
-                    return; // the peer's own dial wins and completes our link through the acceptor
-                }
-                case "connected" -> {
-                    // the peer still holds a connection to us: ours was completed by its dial meanwhile
-                    // (a late crossing), or it has not yet seen the old one end; look again shortly
-                    endpoint.close();
-                    endpoint = null;
-                    channel.close();
-                    channel = null;
-                    if (!link.pending()) {
-                        return;
-                    }
-                    if (System.nanoTime() - deadline > 0) {
-                        throw new PeerUnavailableException("peer " + peer + " kept an old connection to engine "
-                                + name + " for the whole connect timeout", null);
-                    }
-                    Thread.sleep(20);
-                }
-                default -> throw new PeerUnavailableException("peer " + peer + " refused the connection: "
-                        + reply.get("reason", reply.options().toString()), null);
-            }
-            }
-        } catch (PeerUnavailableException ex) {
-            fail(peer, link, ex);
-        } catch (BootstrapException ex) {
-            // refused or silent until the deadline is final; a channel that broke off mid-handshake is not
-            fail(peer, link, new PeerUnavailableException("cannot reach peer " + peer + ": " + ex.getMessage(), ex,
-                    ex.reason() == BootstrapException.Reason.CLOSED || ex.reason() == BootstrapException.Reason.IO));
-        } catch (RuntimeException ex) {
-            fail(peer, link, new PeerUnavailableException("connecting to peer " + peer + " failed: " + ex, ex));
-        } catch (InterruptedException ex) {
-            Thread.currentThread().interrupt();
-            fail(peer, link, new PeerUnavailableException("interrupted while connecting to peer " + peer, ex));
-        } finally {
-            if (endpoint != null) {
-                endpoint.close();
-            }
-            if (channel != null) {
-                channel.close();
-            }
-        }
-    }
-
-    private static void sleepQuietly(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new PeerUnavailableException("interrupted while connecting", e);
-        }
-    }
-
-    private void fail(String peer, PeerLinks.Link link, PeerUnavailableException ex) {
-        links.remove(peer, link);
-        link.ready.completeExceptionally(ex);
-    }
-
-    private static Duration remaining(long deadline) {
-        return Duration.ofNanos(Math.max(1_000_000, deadline - System.nanoTime()));
-    }
-
-    private long regionsVersion() {
-        synchronized (regionLock) {
-            return regions.size();
-        }
-    }
-
-    /** An endpoint towards {@code peer} on the engine's devices and threads, with every region registered. */
-    private RdmaEndpoint openEndpoint(String peer, long peerIncarnation) {
-        EndpointConfig config = settings.endpointConfig().toBuilder()
-                .name(name + ">" + peer + "#" + Long.toHexString(peerIncarnation)).build();
-        RdmaEndpoint e = RdmaEndpoint.open(List.copyOf(devices), config, dispatch);
-        try {
-            synchronized (regionLock) {
-                regions.forEach((n, r) -> e.register(n, r.segment(), r.access()));
-            }
-            return e;
-        } catch (RuntimeException ex) {
-            e.close();
-            throw ex;
-        }
-    }
-
-    /** Makes {@code c} the peer's connection if {@code link} is still current; registers regions added meanwhile. */
-    private void install(PeerLinks.Link link, Connection c, long version) {
-        if (!links.isCurrent(c.peer, link) || !link.pending() || closed) {
-            c.close("superseded by another connection to " + c.peer);
-            return;
-        }
-        boolean push = false;
-        synchronized (regionLock) {
-            if (regions.size() != version) {
-                regions.forEach((n, r) -> {
-                    try {
-                        c.endpoint.register(n, r.segment(), r.access());
-                    } catch (IllegalArgumentException alreadyThere) {
-                        // registered when the endpoint was opened
-                    }
-                });
-                push = true;
-            }
-        }
-        watch.connected(c.peer, System.currentTimeMillis());
-        link.ready.complete(c);
-        c.start(this::lost);
-        if (push) {
-            c.pushRegions(c.endpoint.info(), settings.connectTimeout());
-        }
-        LOG.debug("engine {}: connected to {} (incarnation {})", name, c.peer, c.peerIncarnation);
-    }
-
-    /** Tears a connection down: cancels its ops; the next op towards the peer looks it up again. */
-    private void lost(Connection c, String reason) {
-        if (c.isClosed()) {
-            return;
-        }
-        LOG.info("engine {}: dropping the connection to {}: {}", name, c.peer, reason);
-        c.close(reason);
-        watch.forget(c.peer);
-        links.removeConnection(c.peer, c);
-    }
-
-    // ------------------------------------------------------------------ the acceptor
-
-    private void acceptLoop() {
-        while (!closed) {
-            BootstrapChannel ch;
-            try {
-                ch = listener.accept(Duration.ofMillis(500));
-            } catch (BootstrapException e) {
-                if (closed) {
-                    return;
-                }
-                if (e.reason() != BootstrapException.Reason.TIMEOUT) {
-                    LOG.warn("engine {}: accepting failed: {}", name, e.getMessage());
-                }
-                continue;
-            }
-            Thread.ofVirtual().name("slime4j-engine-" + name + "-handshake").start(() -> accept(ch));
-        }
-    }
-
-    private void accept(BootstrapChannel ch) {
-        RdmaEndpoint endpoint = null;
-        PeerLinks.Link link = null;
-        String from = null;
-        try {
-            Duration t = settings.connectTimeout();
-            BootstrapMessage hello = ch.receive(t);
-            if (!"connect".equals(hello.get("type", "")) || hello.info() == null) {
-                throw new IllegalArgumentException("not a connect message: " + hello.options());
-            }
-            from = PeerRecord.checkName(hello.require("from"));
-            long fromInc = Long.parseLong(hello.require("fromIncarnation"));
-            if (!name.equals(hello.require("to")) || incarnation != Long.parseLong(hello.require("toIncarnation"))) {
-                ch.send(BootstrapMessage.of(Map.of("type", "refuse", "reason", "this is engine " + name
-                        + " incarnation " + incarnation + ", not " + hello.require("to") + " incarnation "
-                        + hello.require("toIncarnation") + " (a stale record)")), t);
-                ch.close();
-                return;
-            }
-            Map.Entry<PeerLinks.Inbound, PeerLinks.Link> d = links.inbound(from);
-            if (d.getKey() != PeerLinks.Inbound.ACCEPT) {
-                ch.send(BootstrapMessage.of(Map.of("type", d.getKey() == PeerLinks.Inbound.REFUSE_CROSSING
-                        ? "crossing" : "connected")), t);
-                ch.close();
-                return;
-            }
-            link = d.getValue();
-            long version = regionsVersion();
-            endpoint = openEndpoint(from, fromInc);
-            endpoint.connect(hello.info());
-            ch.send(BootstrapMessage.of(endpoint.info(), Map.of("type", "accept", "from", name,
-                    "fromIncarnation", Long.toString(incarnation))), t);
-            BootstrapMessage ready = ch.receive(t);
-            if (!"ready".equals(ready.get("type", ""))) {
-                throw new IllegalArgumentException("expected ready, got " + ready.options());
-            }
-            Connection c = new Connection(from, fromInc, endpoint, ch);
-            endpoint = null;
-            install(link, c, version);
-        } catch (RuntimeException e) {
-            LOG.debug("engine {}: inbound handshake{} failed: {}", name, from == null ? "" : " from " + from,
-                    e.toString());
-            if (endpoint != null) {
-                endpoint.close();
-            }
-            ch.close();
-            if (link != null) {
-                fail(from, link, new PeerUnavailableException("handshake with peer " + from + " failed: " + e, e, true));
-            }
-        }
-    }
-
-    // ------------------------------------------------------------------ heartbeat and liveness
-
-    private void beat() {
-        try {
-            directory.publish(record, settings.lease());
-        } catch (RuntimeException e) {
-            noteDirectoryError(e);
-        }
-        List<PeerRecord> listing;
-        try {
-            listing = directory.list();
-        } catch (RuntimeException e) {
-            noteDirectoryError(e);
-            watch.directoryFailed();
-            return; // an unreachable directory drops nobody
-        }
-        Map<String, Long> connected = new LinkedHashMap<>();
-        Map<String, Connection> byName = new LinkedHashMap<>();
-        for (Connection c : links.connections()) {
-            connected.put(c.peer, c.peerIncarnation);
-            byName.put(c.peer, c);
-        }
-        watch.observe(connected, listing, System.currentTimeMillis()).forEach((peer, reason) -> lost(byName.get(peer),
-                reason));
-    }
-
-    private void noteDirectoryError(RuntimeException e) {
-        String msg = e.getMessage();
-        if (!msg.equals(lastDirectoryError)) {
-            LOG.warn("engine {}: {}", name, msg);
-        }
-        lastDirectoryError = msg;
     }
 
     /**
@@ -626,7 +269,7 @@ public final class TransferEngine implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         }
-        for (Connection c : links.clear()) {
+        for (Connection c : conns.links.clear()) {
             c.close("engine " + name + " closed");
         }
         dispatch.close();
@@ -729,31 +372,9 @@ public final class TransferEngine implements AutoCloseable {
          * @throws DirectoryException       if the first publish fails
          */
         public TransferEngine start() {
-            if (lease == null || lease.toMillis() < 1000) {
-                throw new IllegalArgumentException("lease must be at least 1 s, was " + lease);
-            }
-            Duration hb = heartbeat != null ? heartbeat : lease.dividedBy(3);
-            if (hb.isNegative() || hb.isZero() || hb.compareTo(lease) >= 0) {
-                throw new IllegalArgumentException("heartbeat must be positive and shorter than the lease " + lease
-                        + ", was " + hb);
-            }
-            if (connectTimeout == null || connectTimeout.toMillis() < 1) {
-                throw new IllegalArgumentException("connectTimeout must be positive, was " + connectTimeout);
-            }
-            if (rails < 1 || rails > EndpointConfig.MAX_QPS) {
-                throw new IllegalArgumentException("rails must be 1.." + EndpointConfig.MAX_QPS + ", was " + rails);
-            }
-            String host = hostId;
-            if (host == null) {
-                try {
-                    host = InetAddress.getLocalHost().getHostName();
-                } catch (java.net.UnknownHostException e) {
-                    host = "unknown";
-                }
-            }
             try {
-                return new TransferEngine(name, directory, new Settings(lease, hb, connectTimeout, bindHost, rails,
-                        endpointConfig, host, progressIdlePark), wire);
+                return new TransferEngine(name, directory, EngineSettings.of(lease, heartbeat, connectTimeout, bindHost,
+                        rails, endpointConfig, hostId, progressIdlePark), wire);
             } catch (RuntimeException e) {
                 throw e;
             } catch (Exception e) {

@@ -148,11 +148,8 @@ public final class EtcdDirectory implements Directory {
                 try {
                     Map<?, ?> kv = (Map<?, ?>) o;
                     String key = unb64(kv.get("key"));
-                    PeerRecord rec = PeerRecord.fromJson(unb64(kv.get("value")));
-                    if (!key.equals(prefix + rec.name())) {
-                        throw new IllegalArgumentException("the record's name is not its key's");
-                    }
-                    out.add(rec);
+                    out.add(PeerRecord.fromStored(unb64(kv.get("value")),
+                            key.startsWith(prefix) ? key.substring(prefix.length()) : null));
                 } catch (RuntimeException e) {
                     bad.incrementAndGet();
                 }

@@ -138,10 +138,9 @@ public final class FileDirectory implements Directory {
                 throw new IllegalArgumentException("not two lines");
             }
             expires = Long.parseLong(lines[0].trim());
-            r = PeerRecord.fromJson(lines[1]);
-            if (!(r.name() + SUFFIX).equals(f.getFileName().toString())) {
-                throw new IllegalArgumentException("the record's name is not the file's");
-            }
+            String file = f.getFileName().toString();
+            r = PeerRecord.fromStored(lines[1], file.endsWith(SUFFIX)
+                    ? file.substring(0, file.length() - SUFFIX.length()) : null);
         } catch (IllegalArgumentException e) {
             bad.incrementAndGet();
             return null;

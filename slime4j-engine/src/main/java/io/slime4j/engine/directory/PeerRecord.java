@@ -120,6 +120,21 @@ public record PeerRecord(String name, long incarnation, String bootstrap, String
         return new PeerRecord(string(o, "name"), inc.longValue(), string(o, "bootstrap"), string(o, "hostId"), regions);
     }
 
+    /**
+     * Parses a record read from a directory under {@code storedName} (the name its key or file
+     * gives): the one decoding every {@link Directory} backend uses.
+     *
+     * @throws IllegalArgumentException as {@link #fromJson}, or if the record's name is not
+     *                                  {@code storedName} (null: the key did not name a record)
+     */
+    public static PeerRecord fromStored(String json, String storedName) {
+        PeerRecord r = fromJson(json);
+        if (!r.name().equals(storedName)) {
+            throw new IllegalArgumentException("the record of " + r.name() + " is stored under " + storedName);
+        }
+        return r;
+    }
+
     private static String string(Map<String, Object> o, String key) {
         if (!(o.get(key) instanceof String s)) {
             throw new IllegalArgumentException("peer record: '" + key + "' must be a string");

@@ -150,11 +150,7 @@ public final class RedisDirectory implements Directory {
             return null;
         }
         try {
-            PeerRecord r = PeerRecord.fromJson(json);
-            if (!r.name().equals(name)) {
-                throw new IllegalArgumentException("the record's name is not its key's");
-            }
-            return r;
+            return PeerRecord.fromStored(json, name);
         } catch (IllegalArgumentException e) {
             bad.incrementAndGet();
             return null;

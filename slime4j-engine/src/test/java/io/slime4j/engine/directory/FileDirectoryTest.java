@@ -88,4 +88,14 @@ class FileDirectoryTest {
         assertThatThrownBy(() -> PeerRecord.fromJson("[")).hasMessageContaining("malformed");
         assertThat(PeerRecord.fromJson(rec("x", Long.MIN_VALUE).toJson())).isEqualTo(rec("x", Long.MIN_VALUE));
     }
+
+    @Test
+    void aStoredRecordIsReadOnlyUnderItsOwnName() {
+        String json = rec("x", 7).toJson();
+        assertThat(PeerRecord.fromStored(json, "x")).isEqualTo(rec("x", 7));
+        assertThatThrownBy(() -> PeerRecord.fromStored(json, "y")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("stored under y");
+        assertThatThrownBy(() -> PeerRecord.fromStored(json, null)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> PeerRecord.fromStored("{oops", "x")).hasMessageContaining("malformed");
+    }
 }
