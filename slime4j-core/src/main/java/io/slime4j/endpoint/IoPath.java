@@ -116,16 +116,13 @@ final class IoPath {
 
     /**
      * An ordered write-with-imm: its fence also waits until every one-sided op posted before it has
-     * settled; if one of them did not succeed, the op fails and its immediate is not sent.
+     * settled — succeeded, failed or cancelled: an earlier op's failure is reported by that op's own
+     * future, and does not hold back or fail this one.
      */
     private void holdForEarlier(IoBatch b) {
         OpState op = b.op;
         ImmFence fence = b.fence;
-        OrderGate gate = new OrderGate(1, failure -> {
-            if (failure != null) {
-                op.fail(WcStatus.REM_ABORT_ERR, lifecycle.name() + ": " + op.kind + " op " + op.seq
-                        + ": immediate not sent, an operation posted before it did not succeed: " + failure);
-            }
+        OrderGate gate = new OrderGate(1, earlierFailure -> {
             if (fence.arrive(1)) {
                 deferred.fire(op, fence);
             }

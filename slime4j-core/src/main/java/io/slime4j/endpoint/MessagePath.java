@@ -30,8 +30,8 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p>Ordering ({@link Ordering}): a send's data leaves through its {@link OrderGate} — only after
  * every one-sided op posted before the send has settled (its bytes are placed at the peer), and
- * after the previous send's data left, so sends arrive in call order. If one of those ops failed,
- * the send fails with REM_ABORT_ERR and tells the receiver (its recv fails the same way).
+ * after the previous send's data left, so sends arrive in call order. An earlier op that failed
+ * still counts as settled: its own future reports the failure.
  */
 final class MessagePath {
     private final Lifecycle lifecycle;
@@ -116,7 +116,7 @@ final class MessagePath {
         slot.localAddress = mr.address() + offset;
         slot.localKey = mr.localKey();
         slot.length = length;
-        OrderGate gate = new OrderGate(2, failure -> leave(slot, failure)); // the caller's hold and the match's
+        OrderGate gate = new OrderGate(2, earlierFailure -> leave(slot)); // the caller's hold and the match's
         slot.gate = gate;
         ordering.holdOnEarlierIo(gate);
         Wire32.Meta meta;
@@ -159,17 +159,15 @@ final class MessagePath {
         slot.gate.release();
     }
 
-    /** The gate of a send opened: write its data, or say why not; a send never matched gives its slot back. */
-    private void leave(Slot slot, String earlierFailure) {
+    /**
+     * The gate of a send opened (every earlier one-sided op settled, however it ended; the previous
+     * send left): write its data, or say why not; a send never matched gives its slot back.
+     */
+    private void leave(Slot slot) {
         Wire32.Meta meta = slot.meta;
         if (meta == null) {
             releaser.countDown(sendPool, slot, 1);
             return;
-        }
-        OpState op = slot.tenant();
-        if (earlierFailure != null && op != null) { // its promise (the data before it is in place) cannot hold
-            op.failNow(WcStatus.REM_ABORT_ERR, "endpoint " + name + ": send op " + op.seq
-                    + " not delivered, an operation posted before it did not succeed: " + earlierFailure);
         }
         postData(slot, meta, slot.recvCancelled);
     }

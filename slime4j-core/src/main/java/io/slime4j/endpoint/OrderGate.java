@@ -32,20 +32,30 @@ final class OrderGate {
         holds.incrementAndGet();
     }
 
-    /** Releases one hold; the last release runs the action, then releases the successor. */
+    /**
+     * Releases one hold; the last release runs the action, then releases the successor — in a loop,
+     * not recursively, so a long chain of sends opening at once does not deepen the stack. An
+     * exception of an action is rethrown after the chain has been walked.
+     */
     void release() {
-        int left = holds.decrementAndGet();
-        if (left == 0) {
-            try {
-                action.accept(earlierFailure);
-            } finally {
-                OrderGate next = successor.getAndSet(FIRED);
-                if (next != null) {
-                    next.release();
-                }
+        RuntimeException thrown = null;
+        for (OrderGate g = this; g != null; ) {
+            int left = g.holds.decrementAndGet();
+            if (left > 0) {
+                break;
             }
-        } else if (left < 0) {
-            throw new IllegalStateException("order gate released more holds than it had");
+            if (left < 0) {
+                throw new IllegalStateException("order gate released more holds than it had");
+            }
+            try {
+                g.action.accept(g.earlierFailure);
+            } catch (RuntimeException e) {
+                thrown = thrown == null ? e : thrown;
+            }
+            g = g.successor.getAndSet(FIRED);
+        }
+        if (thrown != null) {
+            throw thrown;
         }
     }
 

@@ -13,8 +13,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>A notification goes out only after every earlier one-sided op (read, write, write-with-imm)
  * has settled; {@code flush()} completes after every earlier one-sided op and send has. The wait is
  * an {@link OrderGate} released by the settling ops on whichever thread settles them: no caller
- * blocks. When an op it waited for failed or was cancelled, the notification is not delivered (it
- * fails, saying which op) — its promise is that the data before it is in place.
+ * blocks. An op that failed or was cancelled counts as settled once the wire is done with it: its
+ * own future reports that, and notifications after it still go (failing them would spread one
+ * op's failure to unrelated callers); {@code flush()} alone completes FAILED, naming it.
  *
  * <p>Cost: one set insertion and removal per one-sided op and per send, and a walk of the unsettled
  * ones per notification; a notification posted while one-sided ops are in flight leaves about one

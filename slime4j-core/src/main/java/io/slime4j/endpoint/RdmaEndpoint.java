@@ -244,8 +244,8 @@ public final class RdmaEndpoint implements AutoCloseable {
     /**
      * Writes the batch, then delivers {@code imm} (all 32 bits are the caller's) to the peer's next
      * {@link #immRecv()} — only after every byte of the batch, and of every one-sided op posted before
-     * this call, is in place. An empty batch sends the immediate alone (a notification). If an earlier
-     * op failed, the immediate is not sent and this op fails.
+     * this call, is in place (or, for an earlier op that failed, until the wire is done with it: that
+     * op's future reports the failure). An empty batch sends the immediate alone (a notification).
      */
     public TransferFuture writeWithImm(List<Assignment> batch, int imm) {
         return io.submit(OpKind.WRITE_WITH_IMM, batch, imm);
@@ -286,9 +286,9 @@ public final class RdmaEndpoint implements AutoCloseable {
 
     /**
      * Sends {@code length} bytes (at most 2^31-1) of a local region into the buffer of the peer's
-     * matching {@link #recv}: completes when they are in place there. The data leaves only after
-     * every one-sided op posted before this call has landed (if one failed, both sides fail with
-     * REM_ABORT_ERR). A send longer than the matched receive fails on both sides with LOC_LEN_ERR.
+     * matching {@link #recv}: completes when they are in place there. The data leaves only after every
+     * one-sided op posted before this call has completed (so landed, unless its own future says it
+     * failed). A send longer than the matched receive fails on both sides with LOC_LEN_ERR.
      */
     public TransferFuture send(String region, long offset, long length) {
         return messages.send(region, offset, length);

@@ -71,4 +71,22 @@ class OrderGateTest {
         assertThatThrownBy(first::release).hasMessage("boom");
         assertThat(runs).containsExactly("second");
     }
+
+    @Test
+    void aLongChainOpensInOrderWithoutDeepeningTheStack() {
+        int n = 200_000;
+        int[] opened = new int[1];
+        OrderGate first = new OrderGate(1, f -> opened[0]++);
+        OrderGate prev = first;
+        for (int i = 1; i < n; i++) {
+            int expect = i;
+            OrderGate g = new OrderGate(1, f -> assertThat(opened[0]++).isEqualTo(expect));
+            prev.chain(g);
+            g.release(); // its own hold gone: it waits only for its predecessor
+            prev = g;
+        }
+        first.release();
+        assertThat(opened[0]).isEqualTo(n);
+        assertThat(prev.fired()).isTrue();
+    }
 }
