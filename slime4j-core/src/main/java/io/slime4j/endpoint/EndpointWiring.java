@@ -21,6 +21,7 @@ final class EndpointWiring {
     final Router router;
     final Transport transport;
     final OpTracker tracker;
+    final Ordering ordering;
     final ImmRecvPath imm;
     final SlotPool ioPool;
     final IoSendQueue[] sendQueues;
@@ -46,6 +47,7 @@ final class EndpointWiring {
             throw e;
         }
         this.tracker = new OpTracker(name, hooks, config.completionExecutor());
+        this.ordering = new Ordering(lifecycle, tracker);
         Anomalies anomalies = new Anomalies(name, stats);
         BackPressure backPressure = new BackPressure(name, config.slotTimeout());
         WindowWatch watch = hooks.watchWindowsAtRelease() ? new WindowWatch(transport, lifecycle, stats) : null;
@@ -60,11 +62,11 @@ final class EndpointWiring {
         }
         DeferredImm deferred = new DeferredImm(name, ioPool, sendQueues, router, imm, releaser);
         this.io = new IoPath(lifecycle, config, regions, router, transport, tracker, hooks, backPressure, releaser, imm,
-                deferred, ioPool, sendQueues);
+                deferred, ioPool, sendQueues, ordering);
         IoCompletions ioCompletions = new IoCompletions(lifecycle, router, ioPool, sendQueues, deferred, releaser,
                 anomalies, stats);
         this.messages = new MessagePath(lifecycle, config.messageSlots(), regions, router, transport, tracker, hooks,
-                backPressure, releaser, anomalies, stats, imm);
+                backPressure, releaser, anomalies, stats, imm, ordering);
         int used = 0;
         while (used < rails.size() && transport.railInUse(used)) {
             used++;

@@ -8,7 +8,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * after every data request of the batch has completed (been acknowledged, so placed). The fence
  * counts them down; whoever counts the last one (the dispatch thread, or the caller when it
  * finished posting last) posts a zero-length RDMA_WRITE_WITH_IMM, or, when the op failed or was
- * cancelled, gives back what was reserved for it. The request's position in the op's last slot is
+ * cancelled, gives back what was reserved for it. An ordered write-with-imm (see {@link Ordering})
+ * also counts the settling of the one-sided ops posted before it, and takes this path even when
+ * its data went to one queue pair. The request's position in the op's last slot is
  * reserved in advance, so the slot cannot be released before it.
  */
 final class ImmFence {
@@ -26,9 +28,12 @@ final class ImmFence {
     /** Whether the caller holds a send-queue credit of {@link #qp} for the request. */
     volatile boolean sqCreditHeld;
 
-    /** Counts {@code dataRequests} data completions plus one for the caller finishing. */
-    ImmFence(int dataRequests, int immediate, int qp, long remoteAddress, long remoteKey) {
-        this.gate = new AtomicInteger(dataRequests + 1);
+    /**
+     * Counts {@code dataRequests} data completions plus one for the caller finishing, plus one more
+     * when {@code ordered}: the {@link OrderGate} of the one-sided ops posted before this one.
+     */
+    ImmFence(int dataRequests, boolean ordered, int immediate, int qp, long remoteAddress, long remoteKey) {
+        this.gate = new AtomicInteger(dataRequests + 1 + (ordered ? 1 : 0));
         this.immediate = immediate;
         this.qp = qp;
         this.remoteAddress = remoteAddress;

@@ -30,14 +30,18 @@ final class IoBatch {
     /** Refilled for each request (posting copies it), so posting a batch allocates one. */
     final WorkRequest wr = new WorkRequest();
 
-    IoBatch(OpState op, IoPlan plan, int immediate, int qps) {
+    /**
+     * {@code ordered}: a write-with-imm that must wait for earlier one-sided ops ({@link Ordering}),
+     * so its immediate is deferred even when every request goes to one queue pair.
+     */
+    IoBatch(OpState op, IoPlan plan, int immediate, int qps, boolean ordered) {
         this.op = op;
         this.plan = plan;
         this.immediate = immediate;
         boolean withImm = op.kind == OpKind.WRITE_WITH_IMM;
-        this.inlineImm = withImm && plan.singleQp;
-        this.fence = withImm && !plan.singleQp
-                ? new ImmFence(plan.count, immediate, plan.immQp, plan.immAddress, plan.immKey) : null;
+        this.inlineImm = withImm && plan.singleQp && !ordered;
+        this.fence = withImm && !inlineImm
+                ? new ImmFence(plan.count, ordered, immediate, plan.immQp, plan.immAddress, plan.immKey) : null;
         this.lastOnQp = IoSendQueue.lastIndexPerQp(plan.qp, plan.count, qps);
         this.nextOnQp = IoSendQueue.nextIndexOnSameQp(plan.qp, plan.count, qps);
         this.positions = plan.count + (fence != null ? 1 : 0);

@@ -16,7 +16,9 @@ import java.util.List;
  * <p>Write-with-imm: when every request went to one queue pair, the last request carries the
  * immediate (RC order delivers it after the data). Otherwise an {@link ImmFence} reserves a position
  * for a separate zero-length immediate, which {@link DeferredImm} posts once every data request
- * completed.
+ * completed. On several lanes a write-with-imm posted while earlier one-sided ops are in flight is
+ * ordered ({@link Ordering}): its fence also counts their settling, even when its own data went to
+ * one queue pair.
  *
  * <p>Posting that stops early (no slot or credit within the bound, interruption, close, a refused
  * post) throws {@link StopPosting} out of the posting loop; {@link #submit} handles it in one place:
@@ -37,10 +39,11 @@ final class IoPath {
     private final DeferredImm deferred;
     private final SlotPool pool;
     private final IoSendQueue[] sendQueues;
+    private final Ordering ordering;
 
     IoPath(Lifecycle lifecycle, EndpointConfig config, Regions regions, Router router, Transport transport,
            OpTracker tracker, EndpointHooks hooks, BackPressure backPressure, SlotReleaser releaser, ImmRecvPath imm,
-           DeferredImm deferred, SlotPool pool, IoSendQueue[] sendQueues) {
+           DeferredImm deferred, SlotPool pool, IoSendQueue[] sendQueues, Ordering ordering) {
         this.lifecycle = lifecycle;
         this.config = config;
         this.regions = regions;
@@ -54,6 +57,7 @@ final class IoPath {
         this.deferred = deferred;
         this.pool = pool;
         this.sendQueues = sendQueues;
+        this.ordering = ordering;
     }
 
     TransferFuture submit(OpKind kind, List<Assignment> batch, int immediate) {
@@ -74,9 +78,14 @@ final class IoPath {
             }
             throw e;
         }
-        IoBatch b = new IoBatch(op, plan, immediate, sendQueues.length);
+        // one lane: RC orders the immediate after every earlier request already; several: it waits
+        boolean ordered = kind == OpKind.WRITE_WITH_IMM && sendQueues.length > 1 && ordering.ioInFlight();
+        IoBatch b = new IoBatch(op, plan, immediate, sendQueues.length, ordered);
         op.fence = b.fence;
         op.plan = plan;
+        if (ordered) {
+            holdForEarlier(b);
+        }
         RuntimeException refusal = null;
         try {
             while (b.next < b.positions) {
@@ -97,11 +106,29 @@ final class IoPath {
         if (b.fence != null && b.fence.arrive(plan.count - b.dataPosted + 1)) {
             deferred.fire(op, b.fence);
         }
+        ordering.posted(op);
         op.partDone();
         if (refusal != null && b.dataPosted == 0) {
             throw refusal; // nothing reached the wire: refuse the call instead of returning a failed future
         }
         return op.future();
+    }
+
+    /**
+     * An ordered write-with-imm: its fence also waits until every one-sided op posted before it has
+     * settled — succeeded, failed or cancelled: an earlier op's failure is reported by that op's own
+     * future, and does not hold back or fail this one.
+     */
+    private void holdForEarlier(IoBatch b) {
+        OpState op = b.op;
+        ImmFence fence = b.fence;
+        OrderGate gate = new OrderGate(1, earlierFailure -> {
+            if (fence.arrive(1)) {
+                deferred.fire(op, fence);
+            }
+        });
+        ordering.holdOnEarlierIo(gate);
+        gate.release();
     }
 
     /** The next io slot, waiting (bounded) when none is free — after covering what the op holds. */

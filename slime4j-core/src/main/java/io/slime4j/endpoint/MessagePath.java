@@ -27,6 +27,11 @@ import java.util.concurrent.locks.ReentrantLock;
  * LOC_LEN_ERR; a cancelled send that gets matched later writes nothing and tells the receiver
  * (REM_ABORT_ERR), and a send matched with a recv the peer cancelled ({@link CancelNotices}) fails
  * with REM_ABORT_ERR and writes nothing — so the pairing never slips.
+ *
+ * <p>Ordering ({@link Ordering}): a send's data leaves through its {@link OrderGate} — only after
+ * every one-sided op posted before the send has settled (its bytes are placed at the peer), and
+ * after the previous send's data left, so sends arrive in call order. An earlier op that failed
+ * still counts as settled: its own future reports the failure.
  */
 final class MessagePath {
     private final Lifecycle lifecycle;
@@ -43,6 +48,9 @@ final class MessagePath {
     private final ImmRecvPath imm;
     private final SlotPool sendPool;
     private final SlotPool recvPool;
+    private final Ordering ordering;
+    /** The gate of the latest send: the next one leaves after it (guarded by {@link #lock}). */
+    private OrderGate lastGate;
     private final ReentrantLock lock = new ReentrantLock();
     private final ArrayDeque<Slot> waitingSends = new ArrayDeque<>();
     private final ArrayDeque<Wire32.Meta> metas = new ArrayDeque<>();
@@ -60,7 +68,7 @@ final class MessagePath {
 
     MessagePath(Lifecycle lifecycle, int messageSlots, Regions regions, Router router, Transport transport,
                 OpTracker tracker, EndpointHooks hooks, BackPressure backPressure, SlotReleaser releaser,
-                Anomalies anomalies, Stats stats, ImmRecvPath imm) {
+                Anomalies anomalies, Stats stats, ImmRecvPath imm, Ordering ordering) {
         this.lifecycle = lifecycle;
         this.name = lifecycle.name();
         this.regions = regions;
@@ -73,6 +81,7 @@ final class MessagePath {
         this.anomalies = anomalies;
         this.stats = stats;
         this.imm = imm;
+        this.ordering = ordering;
         int n = messageSlots;
         this.sendPool = new SlotPool(name + " send", n, 1, 0);
         this.recvPool = new SlotPool(name + " recv", n, 1, Transport.recvMetaBase());
@@ -107,11 +116,18 @@ final class MessagePath {
         slot.localAddress = mr.address() + offset;
         slot.localKey = mr.localKey();
         slot.length = length;
+        OrderGate gate = new OrderGate(2, earlierFailure -> leave(slot)); // the caller's hold and the match's
+        slot.gate = gate;
+        ordering.holdOnEarlierIo(gate);
         Wire32.Meta meta;
         boolean recvCancelled;
         String failure;
         lock.lock();
         try {
+            if (lastGate != null) {
+                lastGate.chain(gate); // sends leave in call order
+            }
+            lastGate = gate;
             failure = failed;
             meta = failure == null ? metas.poll() : null;
             recvCancelled = meta != null && cancelledMetas.remove(meta.token());
@@ -123,12 +139,37 @@ final class MessagePath {
         }
         if (failure != null) { // the endpoint failed after the check above: no meta will come
             op.failNow(failedStatus, failure);
-            releaser.countDown(sendPool, slot, 1);
+            matched(slot, null, false);
         } else if (meta != null) {
-            postData(slot, meta, recvCancelled);
+            matched(slot, meta, recvCancelled);
         }
+        ordering.posted(op);
+        gate.release();
         op.partDone();
         return op.future();
+    }
+
+    /**
+     * A send met its meta (or, with a null meta, never will): its data leaves once its gate opens —
+     * after every earlier one-sided op settled and the previous send left.
+     */
+    private void matched(Slot slot, Wire32.Meta meta, boolean recvCancelled) {
+        slot.meta = meta;
+        slot.recvCancelled = recvCancelled;
+        slot.gate.release();
+    }
+
+    /**
+     * The gate of a send opened (every earlier one-sided op settled, however it ended; the previous
+     * send left): write its data, or say why not; a send never matched gives its slot back.
+     */
+    private void leave(Slot slot) {
+        Wire32.Meta meta = slot.meta;
+        if (meta == null) {
+            releaser.countDown(sendPool, slot, 1);
+            return;
+        }
+        postData(slot, meta, slot.recvCancelled);
     }
 
     TransferFuture recv(String region, long offset, long length) {
@@ -277,7 +318,7 @@ final class MessagePath {
             lock.unlock();
         }
         if (slot != null) {
-            postData(slot, meta, false); // matched on arrival: a cancel notice can only come after it
+            matched(slot, meta, false); // matched on arrival: a cancel notice can only come after it
         }
     }
 
@@ -302,7 +343,7 @@ final class MessagePath {
             if (op != null) {
                 op.failNow(status, why);
             }
-            releaser.countDown(sendPool, s, 1);
+            matched(s, null, false);
         }
     }
 
@@ -317,7 +358,7 @@ final class MessagePath {
             lock.unlock();
         }
         for (Slot s : drained) {
-            releaser.countDown(sendPool, s, 1);
+            matched(s, null, false);
         }
     }
 }

@@ -13,5 +13,7 @@ public enum OpKind {
     /** Two-sided receive. */
     RECV,
     /** Receipt of the next immediate datum of a peer's write-with-imm. */
-    IMM_RECV
+    IMM_RECV,
+    /** {@link RdmaEndpoint#flush()}: completes when every earlier one-sided op and send has. */
+    FLUSH
 }

@@ -20,6 +20,7 @@ final class OpState {
     private static final VarHandle RESULT;
     private static final VarHandle VIEWS;
     private static final VarHandle ERROR;
+    private static final VarHandle GATES;
 
     static {
         try {
@@ -27,6 +28,7 @@ final class OpState {
             RESULT = l.findVarHandle(OpState.class, "result", Result.class);
             VIEWS = l.findVarHandle(OpState.class, "views", ViewNode.class);
             ERROR = l.findVarHandle(OpState.class, "error", Failure.class);
+            GATES = l.findVarHandle(OpState.class, "gates", GateNode.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -40,6 +42,11 @@ final class OpState {
     /** A caller's view, in a lock-free stack of views. */
     private record ViewNode(CompletableFuture<TransferFuture> view, ViewNode next) {}
 
+    /** An {@link OrderGate} holding until this op settles, in a lock-free stack; {@link #SETTLED} once settled. */
+    private record GateNode(OrderGate gate, GateNode next) {}
+
+    private static final GateNode SETTLED = new GateNode(null, null);
+
     final long seq;
     final OpKind kind;
     final OpSignal signal;
@@ -51,12 +58,15 @@ final class OpState {
     @SuppressWarnings("unused") private volatile Failure error;
     private volatile Result result;
     @SuppressWarnings("unused") private volatile ViewNode views;
+    @SuppressWarnings("unused") private volatile GateNode gates;
     /** The deferred immediate of a multi-queue-pair write-with-imm, or null. */
     ImmFence fence;
     /** The requests of a one-sided op (for re-issue on another lane when one fails), or null. */
     IoPlan plan;
     /** The local regions the op uses, let go of when it settles, or null. */
     private volatile Regions.Use use;
+    /** The {@link Ordering} set this op is in until it settles, or null. */
+    volatile java.util.Set<OpState> orderedIn;
 
     OpState(long seq, OpKind kind, long bytes, OpSignal signal, OpTracker tracker) {
         this.seq = seq;
@@ -100,6 +110,7 @@ final class OpState {
             if (u != null) {
                 u.run();
             }
+            releaseGates();
             Failure f = error;
             if (f == null) {
                 complete(new Result(TransferStatus.SUCCESS, WcStatus.SUCCESS, bytes, immediate, null));
@@ -118,6 +129,46 @@ final class OpState {
 
     Regions.Use use() {
         return use;
+    }
+
+    /**
+     * Makes {@code gate} hold until this op settles (its requests are done on the wire); false, and
+     * no hold taken, when it settled already.
+     */
+    boolean holdUntilSettled(OrderGate gate) {
+        gate.hold();
+        GateNode head;
+        do {
+            head = gates;
+            if (head == SETTLED) {
+                gate.release();
+                return false;
+            }
+        } while (!GATES.compareAndSet(this, head, new GateNode(gate, head)));
+        return true;
+    }
+
+    /** Settled: releases every gate holding on this op, telling each when the op did not succeed. */
+    private void releaseGates() {
+        java.util.Set<OpState> in = orderedIn;
+        if (in != null) {
+            in.remove(this);
+        }
+        GateNode n = (GateNode) GATES.getAndSet(this, SETTLED);
+        if (n == null) {
+            return;
+        }
+        Failure f = error;
+        Result r = result; // set before settling only by cancel or failNow
+        String why = f != null ? kind + " op " + seq + " failed: " + f.message()
+                : r != null ? kind + " op " + seq + " was " + r.status() + ": " + r.message() : null;
+        for (; n != null; n = n.next()) {
+            if (why == null) {
+                n.gate().release();
+            } else {
+                n.gate().releaseFailed(why);
+            }
+        }
     }
 
     /** Records a failure of a part; the first one wins and is reported when the op settles. */

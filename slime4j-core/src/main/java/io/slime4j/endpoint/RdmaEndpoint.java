@@ -33,6 +33,11 @@ import java.util.List;
  * <p>Send/recv pair in call order: the k-th {@code send} of one side fills the buffer of the k-th
  * {@code recv} of the other. Callers that issue sends (or recvs) from several threads must order
  * them themselves if the pairing matters.
+ *
+ * <p>Ordering (docs/ENDPOINT.md, "Ordering"): a {@link #send} or {@link #writeWithImm} reaches the
+ * peer only after every byte of the one-sided ops posted before it (their call returned first) is
+ * in place there, on every lane and rail; {@link #flush()} completes once every earlier one-sided op
+ * and send has. One-sided ops are not ordered among themselves.
  */
 public final class RdmaEndpoint implements AutoCloseable {
     private final String name;
@@ -44,6 +49,7 @@ public final class RdmaEndpoint implements AutoCloseable {
     private final Router router;
     private final Transport transport;
     private final OpTracker tracker;
+    private final Ordering ordering;
     private final ImmRecvPath imm;
     private final SlotPool ioPool;
     private final IoSendQueue[] sendQueues;
@@ -66,6 +72,7 @@ public final class RdmaEndpoint implements AutoCloseable {
         router = w.router;
         transport = w.transport;
         tracker = w.tracker;
+        ordering = w.ordering;
         imm = w.imm;
         ioPool = w.ioPool;
         sendQueues = w.sendQueues;
@@ -253,11 +260,22 @@ public final class RdmaEndpoint implements AutoCloseable {
 
     /**
      * Writes the batch, then delivers {@code imm} (all 32 bits are the caller's) to the peer's next
-     * {@link #immRecv()} — only after every byte of the batch is in place. An empty batch sends the
-     * immediate alone.
+     * {@link #immRecv()} — only after every byte of the batch, and of every one-sided op posted before
+     * this call, is in place (or, for an earlier op that failed, until the wire is done with it: that
+     * op's future reports the failure). An empty batch sends the immediate alone (a notification).
      */
     public TransferFuture writeWithImm(List<Assignment> batch, int imm) {
         return io.submit(OpKind.WRITE_WITH_IMM, batch, imm);
+    }
+
+    /**
+     * A future that completes when every read, write, write-with-imm and send posted before this
+     * call (its call returned first) has completed at the peer — like UCX's {@code ucp_ep_flush}. It
+     * posts nothing and blocks no thread. It completes FAILED (REM_ABORT_ERR, naming the op) when one
+     * of those ops failed or was cancelled; receives are not waited for.
+     */
+    public TransferFuture flush() {
+        return ordering.flush();
     }
 
     /**
@@ -285,8 +303,9 @@ public final class RdmaEndpoint implements AutoCloseable {
 
     /**
      * Sends {@code length} bytes (at most 2^31-1) of a local region into the buffer of the peer's
-     * matching {@link #recv}: completes when they are in place there. A send longer than the
-     * matched receive fails on both sides with LOC_LEN_ERR.
+     * matching {@link #recv}: completes when they are in place there. The data leaves only after every
+     * one-sided op posted before this call has completed (so landed, unless its own future says it
+     * failed). A send longer than the matched receive fails on both sides with LOC_LEN_ERR.
      */
     public TransferFuture send(String region, long offset, long length) {
         return messages.send(region, offset, length);
@@ -303,9 +322,8 @@ public final class RdmaEndpoint implements AutoCloseable {
 
     /**
      * The next immediate datum of the peer's write-with-imm, in arrival order: callers and arrivals
-     * are matched first come, first served. RC orders arrivals only within one queue pair, so the
-     * peer's write-with-imm ops arrive in the order it issued them when they travel on one queue
-     * pair (always with {@code qps} 1); with several, ops in flight together may arrive in any order.
+     * are matched first come, first served. The peer's write-with-imm ops arrive in the order it
+     * issued them (a later one waits for the earlier ones to complete).
      */
     public TransferFuture immRecv() {
         return imm.immRecv();

@@ -27,6 +27,13 @@ final class Slot {
     long localAddress;
     long localKey;
     long length;
+    /**
+     * Send slots: the gate its data waits behind ({@link Ordering}), and the peer meta it was
+     * matched with (null: it never will be) with whether that recv was cancelled, kept for the gate.
+     */
+    OrderGate gate;
+    Wire32.Meta meta;
+    boolean recvCancelled;
     /** Recv slots: where the slot's 32-byte meta message lives in the control region. */
     final long metaOffset;
 

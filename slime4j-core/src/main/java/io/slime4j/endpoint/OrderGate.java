@@ -1,0 +1,85 @@
+package io.slime4j.endpoint;
+
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
+
+/**
+ * What an ordered operation waits for before it goes out: a count of holds (one per earlier op that
+ * has not settled, one for the caller still setting it up, and whatever its path adds, e.g. the
+ * send's match with a peer meta). The thread that releases the last hold runs the action once —
+ * the caller or a dispatch thread, so the action must never block — passing the failure of an
+ * earlier op it waited for (null when all succeeded). Gates can be chained: a gate's successor
+ * (the next ordered send) holds until this gate's action has run, so ordered sends leave in call
+ * order.
+ */
+final class OrderGate {
+    /** The successor marker of a gate whose action has run. */
+    private static final OrderGate FIRED = new OrderGate(0, f -> { });
+
+    private final AtomicInteger holds;
+    private final Consumer<String> action;
+    private final AtomicReference<OrderGate> successor = new AtomicReference<>();
+    private volatile String earlierFailure;
+
+    OrderGate(int holds, Consumer<String> action) {
+        this.holds = new AtomicInteger(holds);
+        this.action = action;
+    }
+
+    /** One more hold; only while at least one hold is still held (the caller's). */
+    void hold() {
+        holds.incrementAndGet();
+    }
+
+    /**
+     * Releases one hold; the last release runs the action, then releases the successor — in a loop,
+     * not recursively, so a long chain of sends opening at once does not deepen the stack. An
+     * exception of an action is rethrown after the chain has been walked.
+     */
+    void release() {
+        RuntimeException thrown = null;
+        for (OrderGate g = this; g != null; ) {
+            int left = g.holds.decrementAndGet();
+            if (left > 0) {
+                break;
+            }
+            if (left < 0) {
+                throw new IllegalStateException("order gate released more holds than it had");
+            }
+            try {
+                g.action.accept(g.earlierFailure);
+            } catch (RuntimeException e) {
+                thrown = thrown == null ? e : thrown;
+            }
+            g = g.successor.getAndSet(FIRED);
+        }
+        if (thrown != null) {
+            throw thrown;
+        }
+    }
+
+    /** Releases the hold of an earlier op that failed or was cancelled: the action learns {@code why}. */
+    void releaseFailed(String why) {
+        if (earlierFailure == null) {
+            earlierFailure = why;
+        }
+        release();
+    }
+
+    /**
+     * Makes {@code next} hold until this gate's action has run: takes a hold on {@code next} and
+     * gives it back at once when this gate fired already. At most one successor.
+     */
+    void chain(OrderGate next) {
+        next.hold();
+        if (!successor.compareAndSet(null, next)) {
+            next.release(); // fired already
+        }
+    }
+
+    /** Whether the action has run. */
+    boolean fired() {
+        return successor.get() == FIRED;
+    }
+}
