@@ -112,6 +112,23 @@ class PerfDirectoryTest {
     }
 
     @Test
+    @Timeout(120)
+    void aClientAskingForOtherQueuePairsIsRefusedByTheServersEngineSayingWhy() throws Exception {
+        String url = "file:" + folder;
+        try (CliProcess server = CliProcess.start("perf", "--server", "--directory", url, "--name", "B")) {
+            server.awaitOut(l -> l.startsWith(SERVING), 60);
+            try (CliProcess client = CliProcess.start("perf", "--directory", url, "--name", "A", "--peer", "B",
+                    "--qps", "2", "--size", "4K", "--iters", "10", "--timeout", "10")) {
+                assertThat(client.exit(60)).as(client.transcript()).isEqualTo(1);
+                assertThat(client.err().stream().filter(l -> l.startsWith("slime4j perf: "))).as(client.transcript())
+                        .singleElement().asString().contains("peer B refused the connection", "io queue pairs");
+            }
+            assertThat(server.out()).as("the server still waits for a client that fits").doesNotContain(
+                    "slime4j perf: run finished");
+        }
+    }
+
+    @Test
     @Timeout(60)
     void aPeerNotInTheDirectoryFailsWithinTheTimeoutNamingItAndTheDirectory() {
         long t0 = System.nanoTime();
