@@ -17,7 +17,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * {@code slime4j perf --directory}: a server process serving as engine B and a client process as
  * engine A, which find each other through a real directory (the embedded one, a real
- * {@code redis-server}) and move every byte through their transfer engines; and the one-line
+ * {@code redis-server} and {@code etcd}) and move every byte through their transfer engines; and the one-line
  * errors of wrong input.
  */
 class PerfDirectoryTest {
@@ -80,15 +80,16 @@ class PerfDirectoryTest {
                         .containsEntry("wire", "udp"));
     }
 
-    @Test
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"redis", "etcd"})
     @Timeout(240)
-    void twoProcessesFindEachOtherInARealRedisAndEveryByteIsVerified() throws Exception {
-        try (RedisServer redis = RedisServer.start()) {
-            List<String> out = serveAndRun(redis.url(), "--verify", "--json", "--sizes", "4K:64K", "--iters", "20",
+    void twoProcessesFindEachOtherInARealDirectoryServerAndEveryByteIsVerified(String kind) throws Exception {
+        try (DirectoryServer server = DirectoryServer.start(kind)) {
+            List<String> out = serveAndRun(server.url(), "--verify", "--json", "--sizes", "4K:64K", "--iters", "20",
                     "--mode", "bw");
             assertThat(out.stream().filter(l -> l.startsWith("{")).map(Json::object).toList()).as(String.join("\n", out))
                     .hasSize(5).allSatisfy(r -> assertThat(r).containsEntry("verified", "true"));
-            assertThat(run("peers", "--directory", redis.url()).out()).as("both engines unpublished at the end")
+            assertThat(run("peers", "--directory", server.url()).out()).as("both engines unpublished at the end")
                     .isEmpty();
         }
     }
@@ -142,7 +143,7 @@ class PerfDirectoryTest {
     @Test
     @Timeout(60)
     void anUnreachableDirectoryIsOneLineNamingItOnEitherSide() throws Exception {
-        String url = "redis://127.0.0.1:" + RedisServer.freePort();
+        String url = "redis://127.0.0.1:" + DirectoryServer.freePort();
         for (Run r : List.of(run("perf", "--directory", url, "--name", "A", "--peer", "B", "--timeout", "2"),
                 run("perf", "--server", "--directory", url, "--name", "B", "--timeout", "2"))) {
             assertThat(r.code()).as(r.err()).isEqualTo(1);
