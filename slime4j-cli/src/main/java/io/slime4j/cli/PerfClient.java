@@ -1,7 +1,6 @@
 package io.slime4j.cli;
 
 import io.slime4j.endpoint.Assignment;
-import io.slime4j.endpoint.BootstrapChannel;
 import io.slime4j.endpoint.BootstrapMessage;
 import io.slime4j.endpoint.BootstrapException;
 import io.slime4j.endpoint.EndpointBusyException;
@@ -9,6 +8,7 @@ import io.slime4j.endpoint.EndpointConfig;
 import io.slime4j.endpoint.RdmaEndpoint;
 import io.slime4j.endpoint.TransferFuture;
 import io.slime4j.endpoint.TransferStatus;
+import io.slime4j.engine.TransferEngine;
 import io.slime4j.verbs.VerbsDevice;
 import io.slime4j.wire.Wire;
 import java.time.Duration;
@@ -16,6 +16,7 @@ import java.io.PrintStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.net.InetAddress;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -23,7 +24,8 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * The active side of {@code perf}: sends the run's settings in its hello, connects its endpoint to
- * the server's, and runs each row — warm-up, then the timed operations with up to {@code depth}
+ * the server's (or, with {@code --directory}, lets its {@link TransferEngine} reach the server's by
+ * name), and runs each row — warm-up, then the timed operations with up to {@code depth}
  * outstanding — and asks the server to check what landed. Rows are reported as they finish.
  */
 final class PerfClient {
@@ -33,60 +35,96 @@ final class PerfClient {
     private static final int MAX_SAMPLES = 1 << 20;
 
     private final PerfPlan plan;
-    private final BootstrapChannel channel;
+    private final PerfControl control;
     private final Report report;
     private final Progress progress;
-    private RdmaEndpoint ep;
-    private VerbsDevice device;
+    private PerfLink link;
     private MemorySegment local;
     private String current = "the setup";
     private long stride = 1;
 
-    PerfClient(PerfPlan plan, BootstrapChannel channel, Report report, Progress progress) {
+    PerfClient(PerfPlan plan, PerfControl control, Report report, Progress progress) {
         this.plan = plan;
-        this.channel = channel;
+        this.control = control;
         this.report = report;
         this.progress = progress;
     }
 
-    /** Runs every row; returns 0, or throws a {@link CliException} naming what failed. */
-    int run(Wire wire) throws InterruptedException {
+    /**
+     * Runs every row over an endpoint of its own on {@code wire}, bound to {@code localAddress},
+     * connected by hand through the side channel; returns 0, or throws a {@link CliException} naming
+     * what failed.
+     */
+    int run(Wire wire, InetAddress localAddress) throws InterruptedException {
         EndpointConfig config = PerfEndpoints.config("perf-client", plan.qps(), plan.selector(), plan.signalEvery(), plan.mtu());
         boolean shm = plan.wire().equals("shm");
-        try (VerbsDevice d = PerfEndpoints.device(shm, wire, channel.localAddress(), "perf-client");
+        try (VerbsDevice d = PerfEndpoints.device(shm, wire, localAddress, "perf-client");
              Arena arena = Arena.ofShared();
              RdmaEndpoint e = RdmaEndpoint.open(d, config)) {
-            device = d;
-            ep = e;
             local = PerfEndpoints.allocate(shm, arena, plan.regionBytes());
-            ep.register("local", local);
-            Map<String, String> hello = new LinkedHashMap<>();
-            hello.put("proto", PerfServer.PROTOCOL);
-            hello.put("qps", Integer.toString(plan.qps()));
-            hello.put("region", Long.toString(plan.regionBytes()));
-            if (plan.selector() != null) {
-                hello.put("selector", plan.selector());
-            }
-            hello.put("signalEvery", Integer.toString(plan.signalEvery()));
-            hello.put("mtu", Integer.toString(plan.mtu()));
+            e.register("local", local);
+            Map<String, String> hello = hello();
             if (shm) {
                 hello.put("device", "shm");
             }
-            BootstrapMessage reply = exchange(BootstrapMessage.of(ep.info(), hello));
+            BootstrapMessage reply = exchange(BootstrapMessage.of(e.info(), hello));
             if (reply.options().containsKey("error") || reply.info() == null) {
                 throw new CliException("the server refused the run: " + reply.get("error", "no endpoint info"));
             }
-            ep.connect(reply.info());
-            for (int i = 0; i < plan.rows().size(); i++) {
-                report.begin(plan.rows().get(i));
-                report.row(row(plan.rows().get(i), SEED + i));
-            }
-            report.end();
-            channel.send(BootstrapMessage.of(Map.of("cmd", "bye")), plan.timeout());
-            return 0;
+            e.connect(reply.info());
+            return measure(PerfLink.of(e, d));
         } finally {
             progress.close();
         }
+    }
+
+    /**
+     * Runs every row through {@code engine} towards the engine named {@code peer} (the control
+     * messages go through the engines too); {@code local} is registered as {@code local} and
+     * {@code config} is the engine's endpoint settings.
+     */
+    int run(TransferEngine engine, String peer, EndpointConfig config, MemorySegment local) throws InterruptedException {
+        try {
+            this.local = local;
+            BootstrapMessage reply = exchange(BootstrapMessage.of(hello()));
+            if (reply.options().containsKey("error")) {
+                throw new CliException("the server refused the run: " + reply.get("error", "?"));
+            }
+            return measure(PerfLink.of(engine, peer, config));
+        } finally {
+            progress.close();
+        }
+    }
+
+    /** The hello: the run's settings the server needs. */
+    private Map<String, String> hello() {
+        Map<String, String> hello = new LinkedHashMap<>();
+        hello.put("proto", PerfServer.PROTOCOL);
+        hello.put("qps", Integer.toString(plan.qps()));
+        hello.put("region", Long.toString(plan.regionBytes()));
+        if (plan.selector() != null) {
+            hello.put("selector", plan.selector());
+        }
+        hello.put("signalEvery", Integer.toString(plan.signalEvery()));
+        hello.put("mtu", Integer.toString(plan.mtu()));
+        return hello;
+    }
+
+    /** The measuring loop: each row, then bye. It does not care where its link came from. */
+    private int measure(PerfLink l) throws InterruptedException {
+        link = l;
+        for (int i = 0; i < plan.rows().size(); i++) {
+            report.begin(plan.rows().get(i));
+            report.row(row(plan.rows().get(i), SEED + i));
+        }
+        report.end();
+        current = "the end of the run";
+        if (control.answersBye()) {
+            exchange(BootstrapMessage.of(Map.of("cmd", "bye")));
+        } else {
+            control.send(BootstrapMessage.of(Map.of("cmd", "bye")), plan.timeout());
+        }
+        return 0;
     }
 
     private RowResult row(PerfPlan.Row row, long seed) throws InterruptedException {
@@ -107,7 +145,7 @@ final class PerfClient {
         cmd.put("checked", Long.toString(row.checkedBytes()));
         cmd.put("verify", Boolean.toString(plan.verify()));
         exchange(BootstrapMessage.of(cmd));
-        long[] before = PerfEndpoints.snapshot(device);
+        long[] before = link.counters();
 
         progress.start(row.label(), row.count());
         run(row, 0, row.warmup(), null);
@@ -141,7 +179,7 @@ final class PerfClient {
             }
             verified = true;
         }
-        long[] after = PerfEndpoints.snapshot(device);
+        long[] after = link.counters();
         long[] counters = new long[after.length];
         for (int i = 0; i < counters.length; i++) {
             counters[i] = after[i] - before[i] + Long.parseLong(result.require(PerfEndpoints.REPORTED[i].name()));
@@ -179,16 +217,16 @@ final class PerfClient {
     private TransferFuture issue(PerfPlan.Row row, long offset, int index) {
         try {
             return switch (row.op()) {
-                case WRITE -> ep.write(List.of(new Assignment("local", offset, "remote", offset, row.bytes())));
-                case READ -> ep.read(List.of(new Assignment("local", offset, "remote", offset, row.bytes())));
-                case WRITE_IMM -> ep.writeWithImm(List.of(new Assignment("local", offset, "remote", offset, row.bytes())),
+                case WRITE -> link.write(List.of(new Assignment("local", offset, "remote", offset, row.bytes())));
+                case READ -> link.read(List.of(new Assignment("local", offset, "remote", offset, row.bytes())));
+                case WRITE_IMM -> link.writeWithImm(List.of(new Assignment("local", offset, "remote", offset, row.bytes())),
                         index);
-                case SEND -> ep.send("local", offset, row.bytes());
+                case SEND -> link.send("local", offset, row.bytes());
             };
         } catch (EndpointBusyException e) {
             checkPeer();
             throw new CliException(row.label() + ": the endpoint stayed busy for "
-                    + ep.config().slotTimeout().toSeconds() + " s (the peer stopped answering?)", e);
+                    + link.config().slotTimeout().toSeconds() + " s (the peer stopped answering?)", e);
         }
     }
 
@@ -223,7 +261,7 @@ final class PerfClient {
     }
 
     private void checkPeer() {
-        if (channel.isPeerClosed()) {
+        if (control.isPeerClosed()) {
             throw new CliException("the peer closed the connection during " + current
                     + " (its process ended or was killed)");
         }
@@ -235,8 +273,8 @@ final class PerfClient {
 
     private BootstrapMessage exchange(BootstrapMessage message, java.time.Duration wait) {
         try {
-            channel.send(message, plan.timeout());
-            return channel.receive(wait);
+            control.send(message, plan.timeout());
+            return control.receive(wait);
         } catch (BootstrapException e) {
             if (e.reason() == BootstrapException.Reason.CLOSED) {
                 throw new CliException("the peer closed the connection during " + current

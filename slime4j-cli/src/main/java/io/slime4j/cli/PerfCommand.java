@@ -35,6 +35,12 @@ import picocli.CommandLine.Spec;
             "  host B:  slime4j perf --connect A:18515 [test options]",
             "The sides exchange endpoint info over a TCP side channel (io.slime4j.endpoint.Bootstrap), then move the "
                     + "data over the UDP wire. The client chooses the test; the server serves one run and exits.",
+            "",
+            "Through a directory (each side a TransferEngine that finds the other by name):",
+            "  slime4j perf --server --directory URL --name B",
+            "  slime4j perf --directory URL --name A --peer B [test options]",
+            "URL: redis://HOST:PORT, etcd://HOST:PORT or file:/PATH (the embedded one, one host). Both sides need the "
+                    + "same --qps.",
             ""},
         footer = {"",
             "bw rows keep --depth operations outstanding; MB/sec is 10^6 bytes per second of the timed operations. "
@@ -54,8 +60,8 @@ final class PerfCommand implements Callable<Integer> {
     @Option(names = "--server", description = "Serve one run for a client that connects, then exit.")
     boolean server;
 
-    @Option(names = "--bind", paramLabel = "ADDR", description = "Address the server listens on (default: ${DEFAULT-VALUE}).",
-            defaultValue = "0.0.0.0")
+    @Option(names = "--bind", paramLabel = "ADDR", description = "Address the server listens on (default: 0.0.0.0);"
+            + " with --directory the address this side's engine binds and publishes, on either side (default: 127.0.0.1).")
     String bind;
 
     @Option(names = "--port", paramLabel = "P", description = "Port the server listens on, 0 for any (default: ${DEFAULT-VALUE}).",
@@ -64,6 +70,17 @@ final class PerfCommand implements Callable<Integer> {
 
     @Option(names = "--connect", paramLabel = "HOST:PORT", description = "Run against a server on another host.")
     String connect;
+
+    @Option(names = "--directory", paramLabel = "URL", description = "Find the other side through a directory:"
+            + " redis://HOST:PORT, etcd://HOST:PORT or file:/PATH (the embedded one). Needs --name, and --peer unless"
+            + " --server.")
+    String directory;
+
+    @Option(names = "--name", paramLabel = "NAME", description = "This side's engine name in the --directory.")
+    String name;
+
+    @Option(names = "--peer", paramLabel = "NAME", description = "The server's engine name in the --directory.")
+    String peer;
 
     @Option(names = "--op", paramLabel = "OP", description = "write, read, write-imm or send (default: write).")
     String op;
@@ -125,7 +142,12 @@ final class PerfCommand implements Callable<Integer> {
     @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help.")
     boolean help;
 
-    private PrintStream out() {
+    /** Whether the user gave {@code option}. */
+    boolean given(String option) {
+        return spec.commandLine().getParseResult().hasMatchedOption(option);
+    }
+
+    PrintStream out() {
         return Main.out(spec);
     }
 
@@ -135,6 +157,9 @@ final class PerfCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--timeout must be 1..3600 seconds, was " + timeoutSeconds);
         }
         Duration timeout = Duration.ofSeconds(timeoutSeconds);
+        if (directory != null || name != null || peer != null) {
+            return DirectoryPerf.command(this, timeout);
+        }
         if (server) {
             for (String o : List.of("--connect", "--op", "--mode", "--size", "--sizes", "--iters", "--warmup", "--depth",
                     "--qps", "--selector", "--signal-every", "--mtu", "--verify", "--json", "--wire")) {
@@ -143,7 +168,7 @@ final class PerfCommand implements Callable<Integer> {
                             + " and --timeout");
                 }
             }
-            return serve(timeout);
+            return serve(bind == null ? "0.0.0.0" : bind, timeout);
         }
         for (String o : List.of("--bind", "--port")) {
             if (spec.commandLine().getParseResult().hasMatchedOption(o)) {
@@ -183,12 +208,12 @@ final class PerfCommand implements Callable<Integer> {
     private int client(PerfPlan plan, BootstrapChannel channel, Supplier<Wire> wires, String where)
             throws InterruptedException {
         try (Wire w = wires.get()) {
-            return new PerfClient(plan, channel, new Report(out(), plan, where),
-                    new Progress(Main.err(spec), Progress.onTerminal())).run(w);
+            return new PerfClient(plan, PerfControl.of(channel), new Report(out(), plan, where),
+                    new Progress(Main.err(spec), Progress.onTerminal())).run(w, channel.localAddress());
         }
     }
 
-    private int serve(Duration timeout) throws InterruptedException {
+    private int serve(String bind, Duration timeout) throws InterruptedException {
         try (BootstrapListener listener = Bootstrap.listen(bind, port)) {
             if (child) {
                 watchParent();
@@ -338,7 +363,7 @@ final class PerfCommand implements Callable<Integer> {
         return QpConfig.MTU_FROM_PATH;
     }
 
-    private static void range(String option, long v, long min, long max) {
+    static void range(String option, long v, long min, long max) {
         if (v < min || v > max) {
             throw new IllegalArgumentException(option + " must be in " + min + ".." + max + ", was " + v);
         }

@@ -6,11 +6,13 @@ import io.slime4j.endpoint.EndpointConfig;
 import io.slime4j.endpoint.RdmaEndpoint;
 import io.slime4j.endpoint.TransferFuture;
 import io.slime4j.endpoint.TransferStatus;
+import io.slime4j.engine.TransferEngine;
 import io.slime4j.verbs.VerbsDevice;
 import io.slime4j.wire.Wire;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.net.InetAddress;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.LinkedHashMap;
@@ -23,7 +25,9 @@ import java.util.function.Supplier;
  * The passive side of {@code perf}: one session with one client. It learns the run's settings from
  * the client's hello, opens its endpoint with one region ({@code remote}), and per row prepares the
  * data (fills it for reads), receives what two-sided and immediate rows send, checks every byte
- * that landed and reports its transport counters. Exits when the client says bye or is gone.
+ * that landed and reports its transport counters. Exits when the client says bye or is gone. With
+ * {@code --directory} the endpoint is a {@link TransferEngine}'s connection to the client's engine
+ * and the commands go through the engines ({@link EngineControl}).
  */
 final class PerfServer {
     /** Protocol version both sides must speak. */
@@ -31,10 +35,16 @@ final class PerfServer {
     /** How long the server waits for the client's next command (a row may run for minutes). */
     static final Duration COMMAND_WAIT = Duration.ofMinutes(10);
 
-    private final BootstrapChannel channel;
-    private final Supplier<Wire> wires;
+    private final PerfControl control;
     private final Duration timeout;
     private final BiConsumer<String, MemorySegment> tamper;
+    // the side channel's way (--connect, loopback): an endpoint of its own
+    private final Supplier<Wire> wires;
+    private final InetAddress localAddress;
+    // the directory's way: the engine serving, and its connections' settings
+    private final TransferEngine engine;
+    private final EndpointConfig engineConfig;
+    private final Arena engineArena;
 
     PerfServer(BootstrapChannel channel, Supplier<Wire> wires, Duration timeout) {
         this(channel, wires, timeout, (phase, region) -> { });
@@ -47,22 +57,46 @@ final class PerfServer {
      */
     PerfServer(BootstrapChannel channel, Supplier<Wire> wires, Duration timeout,
                BiConsumer<String, MemorySegment> tamper) {
-        this.channel = channel;
+        this.control = PerfControl.of(channel);
         this.wires = wires;
+        this.localAddress = channel.localAddress();
         this.timeout = timeout;
         this.tamper = tamper;
+        this.engine = null;
+        this.engineConfig = null;
+        this.engineArena = null;
+    }
+
+    /**
+     * A server whose {@code engine} (connections with {@code config}) serves the client engine
+     * {@code control} talks to; the client's region is registered with the engine as {@code remote},
+     * its memory from {@code arena} (which must outlive the engine: the region stays registered).
+     */
+    PerfServer(EngineControl control, TransferEngine engine, EndpointConfig config, Arena arena, Duration timeout) {
+        this.control = control;
+        this.wires = null;
+        this.localAddress = null;
+        this.timeout = timeout;
+        this.tamper = (phase, region) -> { };
+        this.engine = engine;
+        this.engineConfig = config;
+        this.engineArena = arena;
     }
 
     /** Runs the session to its end. */
     void run() throws InterruptedException {
-        BootstrapMessage hello = channel.receive(timeout);
-        if (!PROTOCOL.equals(hello.get("proto", "")) || hello.info() == null) {
-            channel.send(BootstrapMessage.of(Map.of("error", "unsupported client (protocol " + hello.get("proto", "?")
+        BootstrapMessage hello = control.receive(timeout);
+        if (!PROTOCOL.equals(hello.get("proto", "")) || (engine == null && hello.info() == null)) {
+            control.send(BootstrapMessage.of(Map.of("error", "unsupported client (protocol " + hello.get("proto", "?")
                     + ", expected " + PROTOCOL + ")")), timeout);
             throw new CliException("the client speaks another perf protocol (" + hello.get("proto", "?") + ")");
         }
         int qps = Integer.parseInt(hello.require("qps"));
         long region = Long.parseLong(hello.require("region"));
+        if (engine != null) {
+            onEngine(qps, region);
+            return;
+        }
         String selector = hello.get("selector", null);
         int signalEvery = Integer.parseInt(hello.get("signalEvery", "0"));
         int mtu = Integer.parseInt(hello.get("mtu", "0"));
@@ -70,12 +104,12 @@ final class PerfServer {
         try {
             config = PerfEndpoints.config("perf-server", qps, selector, signalEvery, mtu);
         } catch (IllegalArgumentException e) {
-            channel.send(BootstrapMessage.of(Map.of("error", e.getMessage())), timeout);
+            control.send(BootstrapMessage.of(Map.of("error", e.getMessage())), timeout);
             throw new CliException("the client asked for settings this server refuses: " + e.getMessage());
         }
         boolean shm = "shm".equals(hello.get("device", "soft"));
         try (Wire wire = wires.get();
-             VerbsDevice device = PerfEndpoints.device(shm, wire, channel.localAddress(), "perf-server");
+             VerbsDevice device = PerfEndpoints.device(shm, wire, localAddress, "perf-server");
              Arena arena = Arena.ofShared();
              RdmaEndpoint ep = RdmaEndpoint.open(device, config)) {
             MemorySegment remote = PerfEndpoints.allocate(shm, arena, region);
@@ -83,51 +117,79 @@ final class PerfServer {
             try {
                 ep.connect(hello.info());
             } catch (IllegalArgumentException e) { // settings that do not match the client's (e.g. messageSlots)
-                channel.send(BootstrapMessage.of(Map.of("error", e.getMessage())), timeout);
+                control.send(BootstrapMessage.of(Map.of("error", e.getMessage())), timeout);
                 throw new CliException("the client's endpoint does not fit this one: " + e.getMessage(), e);
             }
-            channel.send(BootstrapMessage.of(ep.info(), Map.of("proto", PROTOCOL)), timeout);
-            Receiver receiver = null;
-            long[] before = null;
-            Map<String, String> row = null;
-            while (true) {
-                BootstrapMessage m = channel.receive(COMMAND_WAIT);
-                switch (m.require("cmd")) {
-                    case "row" -> {
-                        row = m.options();
-                        PerfPlan.Op op = PerfPlan.Op.parse(m.require("op"));
-                        long bytes = Long.parseLong(m.require("bytes"));
-                        int slots = Integer.parseInt(m.require("slots"));
-                        long count = Long.parseLong(m.require("count"));
-                        if (op == PerfPlan.Op.READ) {
-                            Pattern.fill(remote, 0, slots * bytes, Long.parseLong(m.require("seed")));
-                            tamper.accept("prepared", remote);
-                        }
-                        receiver = op == PerfPlan.Op.SEND || op == PerfPlan.Op.WRITE_IMM
-                                ? Receiver.start(ep, op, bytes, slots, count, Integer.parseInt(m.require("depth")), timeout)
-                                : null;
-                        before = PerfEndpoints.snapshot(device);
-                        channel.send(BootstrapMessage.of(Map.of("cmd", "ready")), timeout);
+            control.send(BootstrapMessage.of(ep.info(), Map.of("proto", PROTOCOL)), timeout);
+            serve(PerfLink.of(ep, device), remote);
+        }
+    }
+
+    /** The directory's way: the client's engine is connected; registers its region and serves. */
+    private void onEngine(int qps, long region) throws InterruptedException {
+        if (qps != engineConfig.qps()) { // the engines connected, so this is a client of another build; say it
+            control.send(BootstrapMessage.of(Map.of("error", "this server's engine has " + engineConfig.qps()
+                    + " io queue pair(s), the client asked for " + qps)), timeout);
+            throw new CliException("the client asked for " + qps + " io queue pair(s); this engine has "
+                    + engineConfig.qps());
+        }
+        if (region < 1 || region > Math.max(PerfPlan.REGION_CAP, 1L << 30)) {
+            throw new CliException("the client asked for a region of " + region + " bytes");
+        }
+        MemorySegment remote = engineArena.allocate(region, 4096);
+        engine.register("remote", remote); // pushed to the connected client before this returns
+        control.send(BootstrapMessage.of(Map.of("proto", PROTOCOL)), timeout);
+        serve(PerfLink.of(engine, ((EngineControl) control).peer(), engineConfig), remote);
+    }
+
+    /** The command loop: each row's preparation, its receiver and its check, until bye. */
+    private void serve(PerfLink link, MemorySegment remote) throws InterruptedException {
+        Receiver receiver = null;
+        long[] before = null;
+        Map<String, String> row = null;
+        while (true) {
+            if (receiver != null && control.usesImmediates()) {
+                receiver.awaitEnd(); // its immediates first: the next command is one as well
+            }
+            BootstrapMessage m = control.receive(COMMAND_WAIT);
+            switch (m.require("cmd")) {
+                case "row" -> {
+                    row = m.options();
+                    PerfPlan.Op op = PerfPlan.Op.parse(m.require("op"));
+                    long bytes = Long.parseLong(m.require("bytes"));
+                    int slots = Integer.parseInt(m.require("slots"));
+                    long count = Long.parseLong(m.require("count"));
+                    if (op == PerfPlan.Op.READ) {
+                        Pattern.fill(remote, 0, slots * bytes, Long.parseLong(m.require("seed")));
+                        tamper.accept("prepared", remote);
                     }
-                    case "done" -> {
-                        if (row == null) {
-                            throw new CliException("the client sent 'done' before a row");
-                        }
-                        channel.send(BootstrapMessage.of(finish(row, receiver, remote, device, before)), timeout);
-                        row = null;
-                        receiver = null;
-                    }
-                    case "bye" -> {
-                        return;
-                    }
-                    default -> throw new CliException("the client sent an unknown command '" + m.require("cmd") + "'");
+                    receiver = op == PerfPlan.Op.SEND || op == PerfPlan.Op.WRITE_IMM
+                            ? Receiver.start(link, op, bytes, slots, count, Integer.parseInt(m.require("depth")), timeout)
+                            : null;
+                    before = link.counters();
+                    control.send(BootstrapMessage.of(Map.of("cmd", "ready")), timeout);
                 }
+                case "done" -> {
+                    if (row == null) {
+                        throw new CliException("the client sent 'done' before a row");
+                    }
+                    control.send(BootstrapMessage.of(finish(row, receiver, remote, link, before)), timeout);
+                    row = null;
+                    receiver = null;
+                }
+                case "bye" -> {
+                    if (control.answersBye()) {
+                        control.send(BootstrapMessage.of(Map.of("cmd", "bye")), timeout);
+                    }
+                    return;
+                }
+                default -> throw new CliException("the client sent an unknown command '" + m.require("cmd") + "'");
             }
         }
     }
 
     private Map<String, String> finish(Map<String, String> row, Receiver receiver, MemorySegment remote,
-                                       VerbsDevice device, long[] before) throws InterruptedException {
+                                       PerfLink link, long[] before) throws InterruptedException {
         Map<String, String> result = new LinkedHashMap<>();
         result.put("cmd", "result");
         PerfPlan.Op op = PerfPlan.Op.parse(row.get("op"));
@@ -148,7 +210,7 @@ final class PerfServer {
                 result.put("expected", Integer.toString(Pattern.at(seed, at) & 0xFF));
             }
         }
-        long[] after = PerfEndpoints.snapshot(device);
+        long[] after = link.counters();
         for (int i = 0; i < after.length; i++) {
             result.put(PerfEndpoints.REPORTED[i].name(), Long.toString(after[i] - before[i]));
         }
@@ -165,7 +227,7 @@ final class PerfServer {
 
         private Receiver() {}
 
-        static Receiver start(RdmaEndpoint ep, PerfPlan.Op op, long bytes, int slots, long count, int depth,
+        static Receiver start(PerfLink ep, PerfPlan.Op op, long bytes, int slots, long count, int depth,
                               Duration timeout) {
             Receiver r = new Receiver();
             r.thread = Thread.ofPlatform().daemon().name("perf-receiver").start(() -> {
@@ -182,7 +244,7 @@ final class PerfServer {
             return r;
         }
 
-        private static void receive(RdmaEndpoint ep, long bytes, int slots, long count, int window, Duration timeout)
+        private static void receive(PerfLink ep, long bytes, int slots, long count, int window, Duration timeout)
                 throws InterruptedException, TimeoutException {
             ArrayDeque<TransferFuture> posted = new ArrayDeque<>();
             long next = 0;
@@ -201,7 +263,7 @@ final class PerfServer {
             }
         }
 
-        private static void immediates(RdmaEndpoint ep, long count, Duration timeout)
+        private static void immediates(PerfLink ep, long count, Duration timeout)
                 throws InterruptedException, TimeoutException {
             long sum = 0;
             for (long i = 0; i < count; i++) {
@@ -216,6 +278,14 @@ final class PerfServer {
                 throw new IllegalStateException("the immediates of the row sum to " + sum + ", expected " + expected
                         + " (0, 1, .. " + (count - 1) + ")");
             }
+        }
+
+        /**
+         * Waits until the receiver took every operation of its row or failed; each of its waits is
+         * bounded by the timeout, and the connection's end cancels them, so this ends.
+         */
+        void awaitEnd() throws InterruptedException {
+            thread.join();
         }
 
         /** Waits (bounded) for the receiver; its error, or null. */

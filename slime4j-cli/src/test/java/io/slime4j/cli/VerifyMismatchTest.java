@@ -74,8 +74,8 @@ class VerifyMismatchTest {
                 }
             });
             try (BootstrapChannel c = Bootstrap.connect("127.0.0.1", listener.port(), timeout)) {
-                new PerfClient(plan, c, new Report(new PrintStream(out, true, StandardCharsets.UTF_8), plan, "test"),
-                        new Progress(System.err, false)).run(new PerfCommand.SharedWire(wire));
+                new PerfClient(plan, PerfControl.of(c), new Report(new PrintStream(out, true, StandardCharsets.UTF_8), plan, "test"),
+                        new Progress(System.err, false)).run(new PerfCommand.SharedWire(wire), c.localAddress());
             } finally {
                 server.join(timeout);
             }

@@ -14,7 +14,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The accept side of a {@link TransferEngine}: takes peers' dials on the bootstrap listener and
  * handshakes with each, refusing a dial meant for another incarnation (a stale record), a crossing
- * dial the peer's name loses, and a second connection from a peer already connected.
+ * dial the peer's name loses, a second connection from a peer already connected, and an endpoint
+ * whose settings do not fit this engine's (another number of queue pairs or rails; the refusal says
+ * which).
  */
 final class Acceptor implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(TransferEngine.class); // the engine's log
@@ -77,7 +79,13 @@ final class Acceptor implements Runnable {
             link = d.getValue();
             long version = conns.regionsVersion();
             endpoint = conns.openEndpoint(from, fromInc);
-            endpoint.connect(hello.info());
+            try {
+                endpoint.connect(hello.info());
+            } catch (IllegalArgumentException e) { // settings that do not fit ours: say why, do not just hang up
+                ch.send(BootstrapMessage.of(Map.of("type", "refuse", "reason", "engine " + conns.name
+                        + " cannot connect to it: " + e.getMessage())), t);
+                throw e;
+            }
             ch.send(BootstrapMessage.of(endpoint.info(), Map.of("type", "accept", "from", conns.name,
                     "fromIncarnation", Long.toString(conns.incarnation))), t);
             BootstrapMessage ready = ch.receive(t);

@@ -17,6 +17,7 @@ import io.slime4j.soft.ProgressGroup;
 import io.slime4j.soft.SoftConfig;
 import io.slime4j.soft.SoftDevice;
 import io.slime4j.verbs.AccessFlags;
+import io.slime4j.verbs.Counter;
 import io.slime4j.verbs.VerbsDevice;
 import io.slime4j.wire.Wire;
 import io.slime4j.wire.udp.UdpConfig;
@@ -79,6 +80,7 @@ public final class TransferEngine implements AutoCloseable {
     private final Heartbeat beats;
     private volatile PeerRecord record;
     private volatile boolean closed;
+    private volatile boolean unpublished;
 
     private TransferEngine(String name, Directory directory, EngineSettings settings, Wire wire) throws Exception {
         this.name = name;
@@ -122,6 +124,7 @@ public final class TransferEngine implements AutoCloseable {
         try {
             directory.publish(record, settings.lease());
         } catch (DirectoryException e) {
+            unpublished = true; // nothing to take back (and the directory just failed)
             close();
             throw e;
         }
@@ -157,6 +160,18 @@ public final class TransferEngine implements AutoCloseable {
     /** The directory it publishes in. */
     public Directory directory() {
         return directory;
+    }
+
+    /**
+     * A transport counter of the engine's devices, summed over its rails (e.g. retransmits): every
+     * peer's traffic, since the engine started.
+     */
+    public long counter(Counter counter) {
+        long sum = 0;
+        for (SoftDevice d : devices) {
+            sum += d.counters().get(counter);
+        }
+        return sum;
     }
 
     /** The names of the peers connected now. */
@@ -257,7 +272,9 @@ public final class TransferEngine implements AutoCloseable {
             heartbeat.shutdownNow();
         }
         try {
-            directory.unpublish(record);
+            if (!unpublished) {
+                directory.unpublish(record);
+            }
         } catch (RuntimeException e) {
             LOG.warn("engine {}: unpublishing failed (the record ends with its lease): {}", name, e.getMessage());
         }

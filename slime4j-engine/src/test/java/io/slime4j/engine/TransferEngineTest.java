@@ -193,4 +193,22 @@ class TransferEngineTest {
             assertThatThrownBy(() -> a.write("bad name", List.of())).isInstanceOf(IllegalArgumentException.class);
         }
     }
+
+    @Test
+    void aPeerWhoseEndpointsDoNotFitRefusesTheDialSayingWhy() throws Exception {
+        try (Directory dir = new FileDirectory(folder);
+             Arena arena = Arena.ofShared();
+             TransferEngine a = TransferEngine.builder("A", dir).connectTimeout(Duration.ofSeconds(3))
+                     .endpointConfig(io.slime4j.endpoint.EndpointConfig.builder().qps(2).build()).start();
+             TransferEngine b = engine("B", dir)) {
+            a.register("src", pattern(arena, 1));
+            b.register("dst", arena.allocate(SIZE));
+            long t0 = System.nanoTime();
+            assertThatThrownBy(() -> a.write("B", List.of(new Assignment("src", 0, "dst", 0, 1))))
+                    .isInstanceOf(PeerUnavailableException.class).hasMessageContaining("peer B refused the connection")
+                    .hasMessageContaining("io queue pairs");
+            assertThat(Duration.ofNanos(System.nanoTime() - t0)).as("refused at once, not after the connect timeout")
+                    .isLessThan(Duration.ofSeconds(3));
+        }
+    }
 }
