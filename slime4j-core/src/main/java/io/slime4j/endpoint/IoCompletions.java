@@ -21,9 +21,11 @@ final class IoCompletions {
     private final SlotReleaser releaser;
     private final Anomalies anomalies;
     private final Stats stats;
+    private final LaneRecovery lanes;
 
     IoCompletions(Lifecycle lifecycle, Router router, SlotPool pool, IoSendQueue[] sendQueues, DeferredImm deferred,
-                  SlotReleaser releaser, Anomalies anomalies, Stats stats) {
+                  SlotReleaser releaser, Anomalies anomalies, Stats stats, LaneRecovery lanes) {
+        this.lanes = lanes;
         this.endpoint = lifecycle.name();
         this.lifecycle = lifecycle;
         this.router = router;
@@ -37,6 +39,11 @@ final class IoCompletions {
 
     /** Dispatch thread: a completion of an io request. */
     void onCompletion(WorkCompletion wc) {
+        handle(wc);
+        lanes.onRetired(WrIds.qp(wc.wrId())); // a lane being re-established may move now (one volatile read otherwise)
+    }
+
+    private void handle(WorkCompletion wc) {
         long id = wc.wrId();
         int q = WrIds.qp(id);
         IoSendQueue sq = sendQueues[q];
@@ -68,7 +75,10 @@ final class IoCompletions {
             }
             if (wc != null && !wc.isSuccess()) {
                 op.fail(wc.status(), endpoint + ": " + op.kind + " op " + op.seq + ": request of " + slot.subLength[sub]
-                        + " bytes on io QP " + q + " completed with " + wc.status());
+                        + " bytes on io QP " + q + " completed with " + wc.status()
+                        + (wc.status() == WcStatus.WR_FLUSH_ERR && router.isRecovering(q) ? " (lane " + q
+                        + " was being re-established after a remote access error of another request: this one was"
+                        + " not executed and no other lane could take it; post it again)" : ""));
             }
             ImmFence f = op.fence;
             if (f != null && !f.isImmRequest(slot.index, sub) && f.arrive(1)) {
@@ -110,6 +120,9 @@ final class IoCompletions {
             lane = router.liveAfter(q);
         } catch (EndpointException e) {
             return false;
+        }
+        if (lane == q || router.isRecovering(lane)) {
+            return false; // no live lane: every other one is being re-established too
         }
         if (!sendQueues[lane].tryAcquireCredit()) {
             return false;
