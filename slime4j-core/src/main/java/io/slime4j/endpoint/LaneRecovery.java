@@ -123,11 +123,14 @@ final class LaneRecovery {
      * replaced); false: not recoverable here, the lane fails as before.
      */
     synchronized boolean onFault(int lane, int qpn, WcStatus status, long now) {
+        if (qpn != lanes.qpn(lane)) {
+            return true; // a late completion of a queue pair already replaced: nothing of the lane's now
+        }
         if (!recoverable(status) || !active.getAsBoolean()) {
             return false;
         }
-        if (qpn != lanes.qpn(lane) || state[lane] != State.IDLE) {
-            return true; // a replaced queue pair, or a round already under way
+        if (state[lane] != State.IDLE) {
+            return true; // a round already under way
         }
         router.markRecovering(lane);
         try {
