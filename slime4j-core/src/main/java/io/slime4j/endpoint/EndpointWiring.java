@@ -62,18 +62,20 @@ final class EndpointWiring {
                     lifecycle::isEnding);
         }
         EndpointFailure[] failed = new EndpointFailure[1]; // made below: it needs the message path
+        IoCompletions[] completions = new IoCompletions[1]; // made below: it needs the recovery
         this.lanes = new LaneRecovery(name, config.qps(), new RecoveryLanes(transport, sendQueues), router,
                 config.detectionBound().toNanos(), () -> winsTies(transport),
                 () -> lifecycle.isConnected() && !lifecycle.isEnding(), (status, why) -> {
                     if (!lifecycle.isClosing()) {
                         failed[0].fail(status, why);
                     }
-                });
+                }, () -> completions[0].lanesChanged());
         DeferredImm deferred = new DeferredImm(name, ioPool, sendQueues, router, imm, releaser);
         this.io = new IoPath(lifecycle, config, regions, router, transport, tracker, hooks, backPressure, releaser, imm,
                 deferred, ioPool, sendQueues, ordering);
         IoCompletions ioCompletions = new IoCompletions(lifecycle, router, ioPool, sendQueues, deferred, releaser,
                 anomalies, stats, lanes);
+        completions[0] = ioCompletions;
         this.messages = new MessagePath(lifecycle, config.messageSlots(), regions, router, transport, tracker, hooks,
                 backPressure, releaser, anomalies, stats, imm, ordering, lanes);
         int used = 0;

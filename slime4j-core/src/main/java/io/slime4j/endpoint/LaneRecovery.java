@@ -73,6 +73,7 @@ final class LaneRecovery {
     private final BooleanSupplier winsTies;
     private final BooleanSupplier active;
     private final BiConsumer<WcStatus, String> fail;
+    private final Runnable changed;
     private final State[] state;
     private final int[] epoch;
     private final long[] deadline;
@@ -93,9 +94,12 @@ final class LaneRecovery {
      * @param winsTies   whether this side's round stands when both start one for a lane at once
      * @param active     whether rounds may run (connected, neither failed nor closing)
      * @param fail       fails the endpoint with a status and a reason (no live lane left)
+     * @param changed    told whenever a round ends (a lane back, given up or failed): requests parked
+     *                   while no lane was live may run or fail now
      */
     LaneRecovery(String endpoint, int qps, Lanes lanes, Router router, long boundNanos, BooleanSupplier winsTies,
-                 BooleanSupplier active, BiConsumer<WcStatus, String> fail) {
+                 BooleanSupplier active, BiConsumer<WcStatus, String> fail, Runnable changed) {
+        this.changed = changed;
         this.endpoint = endpoint;
         this.lanes = lanes;
         this.router = router;
@@ -244,6 +248,7 @@ final class LaneRecovery {
         mine[lane] = null;
         router.recovered(lane);
         completed.increment();
+        changed.run();
         Lifecycle.log().info("endpoint {}: lane {} re-established (epoch {})", endpoint, lane, epoch[lane]);
         QpInfo pending = pendingReset[lane];
         if (pending != null) {
@@ -296,6 +301,7 @@ final class LaneRecovery {
         if (active.getAsBoolean()) {
             fail.accept(WcStatus.RETRY_EXC_ERR, why);
         }
+        changed.run();
     }
 
     private void giveUp(int lane, String why) {
@@ -313,5 +319,6 @@ final class LaneRecovery {
             fail.accept(WcStatus.RETRY_EXC_ERR, "lane " + lane + " failed a request with " + status
                     + " and could not be re-established: " + why);
         }
+        changed.run();
     }
 }

@@ -98,9 +98,9 @@ class LaneRecoveryTest {
     private final Router routerB = new Router("b", new RoundRobinSelector(true, 2), 2);
     private final List<String> failures = new ArrayList<>();
     private final LaneRecovery ra = new LaneRecovery("a", 2, a, routerA, BOUND, () -> true, () -> true,
-            (s, why) -> failures.add("a " + s + " " + why));
+            (s, why) -> failures.add("a " + s + " " + why), () -> { });
     private final LaneRecovery rb = new LaneRecovery("b", 2, b, routerB, BOUND, () -> false, () -> true,
-            (s, why) -> failures.add("b " + s + " " + why));
+            (s, why) -> failures.add("b " + s + " " + why), () -> { });
 
     {
         a.peer = b;

@@ -117,6 +117,33 @@ class OneBadRequestTest {
     }
 
     @Test
+    void withOneLaneTheGoodOpsBehindABadOneWaitForTheLaneAndComplete() throws Exception {
+        EndpointConfig c = EndpointConfig.builder().qps(1).build();
+        try (RailPair p = RailPair.inproc(1, c, 32 * CHUNK)) {
+            p.a.updatePeer(withBadRegions(p.b.info()));
+            for (int round = 0; round < 3; round++) {
+                List<TransferFuture> good = new ArrayList<>();
+                TransferFuture bad = null;
+                for (int i = 0; i < 16; i++) {
+                    if (i == 6) {
+                        bad = p.a.write(Assignment.local("kv", 0).remote("ghost", 0).length(4096));
+                    }
+                    long off = i * CHUNK;
+                    Patterns.fill(p.kvA, off, CHUNK, round * 100 + i);
+                    good.add(p.a.write(Assignment.local("kv", off).remote("kv", off).length(CHUNK)));
+                }
+                assertThat(bad.await(WAIT)).isEqualTo(TransferStatus.FAILED);
+                assertThat(bad.wcStatus()).isEqualTo(WcStatus.REM_ACCESS_ERR);
+                for (int i = 0; i < good.size(); i++) {
+                    success(good.get(i), WAIT);
+                    assertThat(Patterns.mismatch(p.kvB, i * CHUNK, CHUNK, round * 100 + i)).as("write %d", i).isEqualTo(-1);
+                }
+            }
+            p.assertClean();
+        }
+    }
+
+    @Test
     void twentyFaultsInARowEachFailAloneAndLeaveNoQueuePairBehind() throws Exception {
         EndpointConfig c = EndpointConfig.builder().qps(1).build();
         try (RailPair p = RailPair.inproc(1, c, 4 * CHUNK)) {
