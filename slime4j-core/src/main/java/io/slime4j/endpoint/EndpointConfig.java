@@ -34,9 +34,8 @@ import org.slf4j.LoggerFactory;
  *                           (default 100 ms; it wakes at once on a completion)
  * @param qpTemplate         queue pair attributes (MTU, timers, retries); the endpoint sets the
  *                           depths and the signaling (default {@link QpConfig#defaults()} with
- *                           {@value #DEFAULT_RETRY_COUNT} retries: a request a dead peer no longer
- *                           answers fails within 12.7 s, see {@link #retryBudget(QpConfig)}; the
- *                           keepalive's probe deadline usually fails the endpoint sooner)
+ *                           {@value #DEFAULT_RETRY_COUNT} retries, so that a dead peer is noticed
+ *                           within 12.7 s under traffic; see {@link #retryBudget(QpConfig)})
  * @param completionExecutor completes a {@link TransferFuture}'s {@link java.util.concurrent.CompletionStage}
  *                           (one task per op that has dependent stages), so those stages never run
  *                           on the dispatch thread; null (default) starts a virtual thread per such op
@@ -54,8 +53,7 @@ import org.slf4j.LoggerFactory;
  * @param keepalive          liveness of an idle connection (default {@value #DEFAULT_KEEPALIVE_MILLIS} ms;
  *                           zero turns it off, otherwise 10 ms..1 h): when rail 0 has had no
  *                           completion for this long, a probe (a zero-length RDMA write on the meta
- *                           queue pair) goes out; its running out of retries, or no answer (and no
- *                           other completion) for two more intervals, fails the endpoint.
+ *                           queue pair) goes out, and its running out of retries fails the endpoint.
  *                           From a peer's death to the endpoint's failure: at most
  *                           {@link #detectionBound()}. A peer paused longer than that (a long GC
  *                           pause, a stopped process) is taken for dead
@@ -127,22 +125,16 @@ public record EndpointConfig(String name, int qps, int ioSlots, int requestsPerS
     }
 
     /**
-     * How long after a peer stops answering (killed, unplugged) this endpoint fails at most, idle or
-     * busy: {@link #keepalive()} (the idle time before a probe goes out) plus {@link #pollTimeout()}
-     * (how often the dispatcher looks) plus the shorter of {@link #retryBudget(QpConfig)} of
-     * {@link #qpTemplate()} (how long the probe is retried) and the probe's own deadline, two
-     * keepalive intervals plus a poll timeout: {@code 3 × keepalive + 2 × pollTimeout} with the
-     * defaults (6.2 s). Requests in flight may fail sooner, within the retry budget. Without a
-     * keepalive an idle connection is never checked, and this bounds only requests in flight (the
-     * retry budget plus a poll timeout).
+     * How long after a peer stops answering (killed, unplugged) this endpoint fails at most:
+     * {@link #keepalive()} (the idle time before a probe goes out) plus {@link #pollTimeout()} (how
+     * often the dispatcher looks) plus {@link #retryBudget(QpConfig)} of {@link #qpTemplate()} (how
+     * long the probe, or any request in flight, is retried). Under traffic the failure comes sooner,
+     * within the retry budget. It assumes round trips well below the ACK timeout (the engine
+     * stretches its timeout to the measured round trip); without a keepalive an idle connection is
+     * never checked, and this bounds only requests in flight.
      */
     public Duration detectionBound() {
-        Duration retries = retryBudget(qpTemplate);
-        if (keepalive.isZero()) {
-            return pollTimeout.plus(retries);
-        }
-        Duration deadline = keepalive.multipliedBy(Keepalive.DEADLINE_INTERVALS).plus(pollTimeout);
-        return keepalive.plus(pollTimeout).plus(retries.compareTo(deadline) < 0 ? retries : deadline);
+        return keepalive.plus(pollTimeout).plus(retryBudget(qpTemplate));
     }
 
     /**

@@ -17,12 +17,6 @@ import java.util.function.LongConsumer;
  * probe is outstanding, and none is sent while completions keep arriving, so a busy connection
  * carries no probes at all (its own requests' retries detect a dead peer).
  *
- * <p>A probe is also given a deadline of its own: {@link #DEADLINE_INTERVALS} intervals after it
- * went out (or after the rail's last completion, if later) with neither its acknowledgement nor any
- * other completion, the endpoint fails without waiting for the probe's retry budget (12.7 s with
- * the default seven retries). This bounds detection under traffic too: after a peer's death its
- * rail goes quiet, a probe goes out an interval later and fails at its deadline.
- *
  * <p>Times are arguments ({@link #tick}, {@link #traffic}), so a test drives it with its own clock.
  * Thread-safe: {@link #tick} runs on rail 0's dispatch thread, {@link #traffic} and
  * {@link #onCompletion} on whoever handles that rail's completions.
@@ -33,11 +27,7 @@ final class Keepalive {
     private final BooleanSupplier mayProbe;
     private final LongConsumer post;
     private final BiConsumer<WcStatus, String> fail;
-    /** A probe unanswered for this many intervals (and no other completion) fails the endpoint. */
-    static final int DEADLINE_INTERVALS = 2;
-
     private final AtomicBoolean outstanding = new AtomicBoolean();
-    private final AtomicBoolean expired = new AtomicBoolean();
     private final LongAdder probes = new LongAdder();
     private volatile long lastTraffic;
 
@@ -74,13 +64,6 @@ final class Keepalive {
         }
         if (!mayProbe.getAsBoolean()) {
             lastTraffic = now; // not connected yet: the idle time counts from when probing may begin
-            return false;
-        }
-        if (outstanding.get() && now - lastTraffic >= DEADLINE_INTERVALS * intervalNanos
-                && expired.compareAndSet(false, true)) {
-            fail.accept(WcStatus.RETRY_EXC_ERR, "the keepalive probe on the meta queue pair was not acknowledged within "
-                    + DEADLINE_INTERVALS * intervalNanos / 1_000_000 + " ms, nor anything else completed on rail 0"
-                    + " (the peer stopped answering)");
             return false;
         }
         if (now - lastTraffic < intervalNanos || !outstanding.compareAndSet(false, true)) {

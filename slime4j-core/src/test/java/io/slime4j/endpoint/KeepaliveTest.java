@@ -100,32 +100,4 @@ class KeepaliveTest {
         assertThat(k.isProbing()).isFalse();
         assertThat(failures).isEmpty();
     }
-
-    @Test
-    void aProbeUnansweredForTwoIntervalsFailsTheEndpointWithoutWaitingForItsRetries() {
-        Keepalive k = keepalive(2 * SECOND);
-        assertThat(k.tick(2 * SECOND)).isTrue(); // the probe goes out
-        k.tick(6 * SECOND - 1);
-        assertThat(failures).as("before the deadline").isEmpty();
-        k.tick(6 * SECOND);
-        assertThat(failures).singleElement().asString().startsWith("RETRY_EXC_ERR")
-                .contains("keepalive probe on the meta queue pair was not acknowledged within 4000 ms",
-                        "the peer stopped answering");
-        k.tick(20 * SECOND);
-        assertThat(failures).as("once").hasSize(1);
-    }
-
-    @Test
-    void otherCompletionsOrTheProbesAnswerKeepTheDeadlineAway() {
-        Keepalive k = keepalive(2 * SECOND);
-        k.tick(2 * SECOND);
-        k.traffic(5 * SECOND); // the peer answers something else: the probe may be queued behind it
-        k.tick(8 * SECOND);
-        assertThat(failures).isEmpty();
-        k.onCompletion(io.slime4j.verbs.WcStatus.SUCCESS, 3);
-        k.traffic(8 * SECOND);
-        k.tick(30 * SECOND); // a new probe, not a late deadline of the old one
-        assertThat(k.probes()).isEqualTo(2);
-        assertThat(failures).isEmpty();
-    }
 }
