@@ -60,6 +60,7 @@ final class Dispatcher implements Runnable, RailDrain {
     private final CancelNotices cancels;
     /** Rail 0's keepalive (idle probes), or null on other rails. */
     private final Keepalive keepalive;
+    private final LaneRecovery lanes;
     private final MessageCompletions messageCompletions;
     private final WorkCompletion[] batch = WorkCompletion.array(BATCH);
     private final Thread thread;
@@ -78,7 +79,8 @@ final class Dispatcher implements Runnable, RailDrain {
     Dispatcher(CompletionQueue cq, int rail, long pollNanos, Lifecycle lifecycle, EndpointFailure failure, Router router,
                Anomalies anomalies, IoCompletions io, MessagePath messages, ImmRecvPath imm,
                MessageCompletions messageCompletions, CancelNotices cancels, Keepalive keepalive,
-               DispatchGroup group) {
+               LaneRecovery lanes, DispatchGroup group) {
+        this.lanes = lanes;
         this.cq = cq;
         this.name = lifecycle.name();
         this.lifecycle = lifecycle;
@@ -113,7 +115,9 @@ final class Dispatcher implements Runnable, RailDrain {
         }
         int n = Math.max(0, drainOnce());
         if (keepalive != null) {
-            keepalive.tick(System.nanoTime()); // the group's sweep is this rail's loop turn
+            long now = System.nanoTime();
+            keepalive.tick(now); // the group's sweep is this rail's loop turn
+            lanes.tick(now);
         }
         return n;
     }
@@ -152,7 +156,9 @@ final class Dispatcher implements Runnable, RailDrain {
                 return; // the queue overflowed: the endpoint has failed
             }
             if (keepalive != null) {
-                keepalive.tick(System.nanoTime());
+                long now = System.nanoTime();
+                keepalive.tick(now);
+                lanes.tick(now);
             }
             if (n > 0) {
                 continue;
@@ -259,7 +265,7 @@ final class Dispatcher implements Runnable, RailDrain {
 
     private void dispatch(WorkCompletion wc) {
         if (!wc.isSuccess() && wc.status() != WcStatus.WR_FLUSH_ERR && !lifecycle.isClosing()
-                && WrIds.kind(wc.wrId()) != WrIds.KEEPALIVE && !laneFailed(wc)) {
+                && WrIds.kind(wc.wrId()) != WrIds.KEEPALIVE && !laneRecovers(wc) && !laneFailed(wc)) {
             // a failed request moves its queue pair to ERR (the verbs contract): a message queue pair
             // (or the last live lane) failing ends the endpoint
             failure.fail(wc.status(), "queue pair " + wc.qpn() + " failed a request with " + wc.status()
@@ -273,6 +279,7 @@ final class Dispatcher implements Runnable, RailDrain {
                 case WrIds.CREDIT_SEND -> imm.onCreditSent(wc);
                 case WrIds.CANCEL_SEND -> cancels.onSent(wc);
                 case WrIds.KEEPALIVE -> keepalive.onCompletion(wc.status(), wc.qpn());
+                case WrIds.LANE_SEND -> { } // a lane message went out; a failure failed the endpoint above
                 case WrIds.META_WINDOW -> messages.onMetaWindow(wc);
                 case WrIds.DATA_WINDOW -> messageCompletions.onDataWindow(wc);
                 case WrIds.IMM_WINDOW -> imm.onImmWindow(wc);
@@ -285,6 +292,15 @@ final class Dispatcher implements Runnable, RailDrain {
             failure.fail(WcStatus.GENERAL_ERR, "dispatch thread died: " + e);
             throw e;
         }
+    }
+
+    /**
+     * A remote access error of an io request re-establishes its lane ({@link LaneRecovery}) rather
+     * than taking it out for good; true when the recovery handles it.
+     */
+    private boolean laneRecovers(WorkCompletion wc) {
+        return WrIds.kind(wc.wrId()) == WrIds.IO
+                && lanes.onFault(WrIds.qp(wc.wrId()), wc.qpn(), wc.status(), System.nanoTime());
     }
 
     /**

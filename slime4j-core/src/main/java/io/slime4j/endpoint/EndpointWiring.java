@@ -30,6 +30,7 @@ final class EndpointWiring {
     final CancelNotices cancels;
     final Cancellation cancellation;
     final Keepalive keepalive;
+    final LaneRecovery lanes;
     final Dispatcher[] dispatchers;
     final Shutdown shutdown;
 
@@ -60,13 +61,23 @@ final class EndpointWiring {
             sendQueues[q] = new IoSendQueue(q, transport.io[q], config.sendQueueDepth(), config.signalEvery(),
                     lifecycle::isEnding);
         }
+        EndpointFailure[] failed = new EndpointFailure[1]; // made below: it needs the message path
+        IoCompletions[] completions = new IoCompletions[1]; // made below: it needs the recovery
+        this.lanes = new LaneRecovery(name, config.qps(), new RecoveryLanes(transport, sendQueues), router,
+                config.detectionBound().toNanos(), () -> winsTies(transport),
+                () -> lifecycle.isConnected() && !lifecycle.isEnding(), (status, why) -> {
+                    if (!lifecycle.isClosing()) {
+                        failed[0].fail(status, why);
+                    }
+                }, () -> completions[0].lanesChanged());
         DeferredImm deferred = new DeferredImm(name, ioPool, sendQueues, router, imm, releaser);
         this.io = new IoPath(lifecycle, config, regions, router, transport, tracker, hooks, backPressure, releaser, imm,
                 deferred, ioPool, sendQueues, ordering);
         IoCompletions ioCompletions = new IoCompletions(lifecycle, router, ioPool, sendQueues, deferred, releaser,
-                anomalies, stats);
+                anomalies, stats, lanes);
+        completions[0] = ioCompletions;
         this.messages = new MessagePath(lifecycle, config.messageSlots(), regions, router, transport, tracker, hooks,
-                backPressure, releaser, anomalies, stats, imm, ordering);
+                backPressure, releaser, anomalies, stats, imm, ordering, lanes);
         int used = 0;
         while (used < rails.size() && transport.railInUse(used)) {
             used++;
@@ -75,6 +86,7 @@ final class EndpointWiring {
                 messages.recvPool(), releaser, anomalies);
         this.cancels = new CancelNotices(lifecycle, transport, messages.recvPool(), releaser, anomalies);
         EndpointFailure failure = new EndpointFailure(lifecycle, tracker, imm, messages, ioPool, sendQueues, transport);
+        failed[0] = failure;
         this.keepalive = new Keepalive(name, config.keepalive().toNanos(), System.nanoTime(),
                 () -> lifecycle.isConnected() && !lifecycle.isEnding(), transport::probe, (status, why) -> {
                     if (!lifecycle.isClosing()) {
@@ -85,7 +97,7 @@ final class EndpointWiring {
         for (int r = 0; r < used; r++) {
             dispatchers[r] = new Dispatcher(transport.cqs[r], r, config.pollTimeout().toNanos(), lifecycle, failure,
                     router, anomalies, ioCompletions, messages, imm, messageCompletions, cancels,
-                    r == 0 ? keepalive : null, group);
+                    r == 0 ? keepalive : null, lanes, group);
         }
         if (watch != null) {
             watch.dispatchers(dispatchers);
@@ -98,4 +110,16 @@ final class EndpointWiring {
                 router, releaser, regions);
     }
 
+    /**
+     * Whether this side's lane recovery stands when both sides start one for the same lane at once:
+     * the smaller (rail-0 address, meta queue pair number) wins.
+     */
+    private static boolean winsTies(Transport transport) {
+        EndpointInfo peer = transport.peer();
+        if (peer == null) {
+            return true;
+        }
+        int c = transport.device.address().compareTo(peer.metaQp().address());
+        return c != 0 ? c < 0 : transport.meta.qpn() < peer.metaQp().qpn();
+    }
 }

@@ -102,13 +102,22 @@ final class ImmRecvPath {
 
     /** Dispatch thread: a write-with-imm of the peer consumed an imm window receive. */
     void onImmWindow(WorkCompletion wc) {
-        RecvWindow w = transport.immWindows[WrIds.qp(wc.wrId())];
-        int entry = WrIds.slot(wc.wrId());
-        w.consumed();
-        if (!wc.isSuccess()) {
-            return; // flushed: the queue pair is closing
+        int q = WrIds.qp(wc.wrId());
+        RecvWindow w = transport.immWindows[q];
+        if (w.qpn() != wc.qpn()) {
+            w = transport.immWindow(q); // the lane was re-established: look again under its lock
         }
-        boolean repostFirst = hooks.repostBeforeRelease();
+        if (w.qpn() != wc.qpn()) {
+            w = null; // a receive of the lane's replaced queue pair: its window is gone, nothing is re-posted
+        }
+        int entry = WrIds.slot(wc.wrId());
+        if (w != null) {
+            w.consumed();
+        }
+        if (!wc.isSuccess()) {
+            return; // flushed: the queue pair is closing or was replaced
+        }
+        boolean repostFirst = hooks.repostBeforeRelease() && w != null;
         if (repostFirst) {
             w.post(entry);
         }
@@ -133,7 +142,7 @@ final class ImmRecvPath {
         if (op != null) {
             deliver(op, value);
         }
-        if (!repostFirst) {
+        if (!repostFirst && w != null) {
             w.post(entry);
         }
         synchronized (creditLock) { // with several rails, several dispatch threads get here

@@ -21,9 +21,13 @@ final class IoCompletions {
     private final SlotReleaser releaser;
     private final Anomalies anomalies;
     private final Stats stats;
+    private final LaneRecovery lanes;
+    /** wrIds of flushed requests waiting for a lane to come back ({@link #lanesChanged}). */
+    private final java.util.concurrent.ConcurrentLinkedQueue<Long> parked = new java.util.concurrent.ConcurrentLinkedQueue<>();
 
     IoCompletions(Lifecycle lifecycle, Router router, SlotPool pool, IoSendQueue[] sendQueues, DeferredImm deferred,
-                  SlotReleaser releaser, Anomalies anomalies, Stats stats) {
+                  SlotReleaser releaser, Anomalies anomalies, Stats stats, LaneRecovery lanes) {
+        this.lanes = lanes;
         this.endpoint = lifecycle.name();
         this.lifecycle = lifecycle;
         this.router = router;
@@ -37,6 +41,11 @@ final class IoCompletions {
 
     /** Dispatch thread: a completion of an io request. */
     void onCompletion(WorkCompletion wc) {
+        handle(wc);
+        lanes.onRetired(WrIds.qp(wc.wrId())); // a lane being re-established may move now (one volatile read otherwise)
+    }
+
+    private void handle(WorkCompletion wc) {
         long id = wc.wrId();
         int q = WrIds.qp(id);
         IoSendQueue sq = sendQueues[q];
@@ -47,28 +56,31 @@ final class IoCompletions {
         }
         for (int k = 0; k < n - 1; k++) { // older unsignaled requests: they succeeded (RC completes in order)
             if (sq.retiredSlot[k] != IoSendQueue.COVER_SLOT) {
-                settle(q, pool.slot(sq.retiredSlot[k]), sq.retiredSub[k], id, null);
+                settle(q, pool.slot(sq.retiredSlot[k]), sq.retiredSub[k], id, false, null);
             }
         }
         if (WrIds.slot(id) == IoSendQueue.COVER_SLOT) {
             return;
         }
-        if (!wc.isSuccess() && reissue(wc)) {
-            return; // failover: the request runs again on a live lane; its completion comes from there
+        if (!wc.isSuccess() && reissue(id, wc.status())) {
+            return; // failover: the request runs again on a live lane (now or when one is back); its completion comes from there
         }
-        settle(q, pool.slot(WrIds.slot(id)), WrIds.sub(id), id, wc);
+        settle(q, pool.slot(WrIds.slot(id)), WrIds.sub(id), id, true, wc.isSuccess() ? null : wc.status());
     }
 
-    /** One retired request: {@code wc} is its own completion, or null when a later one retired it. */
-    private void settle(int q, Slot slot, int sub, long id, WorkCompletion wc) {
+    /**
+     * One retired request: {@code own} when {@code id} is its own completion (not a later one's that
+     * retired it); {@code failed} its failure status, null for success.
+     */
+    private void settle(int q, Slot slot, int sub, long id, boolean own, WcStatus failed) {
         OpState op = slot.tenant();
         if (op != null) {
-            if (wc != null && !WrIds.tagMatches(id, op.seq)) {
+            if (own && !WrIds.tagMatches(id, op.seq)) {
                 anomalies.aliased(id, op);
             }
-            if (wc != null && !wc.isSuccess()) {
-                op.fail(wc.status(), endpoint + ": " + op.kind + " op " + op.seq + ": request of " + slot.subLength[sub]
-                        + " bytes on io QP " + q + " completed with " + wc.status());
+            if (failed != null) {
+                op.fail(failed, endpoint + ": " + op.kind + " op " + op.seq + ": request of " + slot.subLength[sub]
+                        + " bytes on io QP " + q + " completed with " + failed);
             }
             ImmFence f = op.fence;
             if (f != null && !f.isImmRequest(slot.index, sub) && f.arrive(1)) {
@@ -88,10 +100,8 @@ final class IoCompletions {
      * in turn, so its op fails. Needs a free send-queue credit on the new lane (the dispatch thread
      * never waits). Returns whether the request was re-posted.
      */
-    private boolean reissue(WorkCompletion wc) {
-        long id = wc.wrId();
+    private boolean reissue(long id, WcStatus status) {
         int q = WrIds.qp(id);
-        WcStatus status = wc.status();
         if (lifecycle.isEnding() || !router.isDead(q)
                 || (status != WcStatus.RETRY_EXC_ERR && status != WcStatus.WR_FLUSH_ERR)) {
             return false;
@@ -111,6 +121,18 @@ final class IoCompletions {
         } catch (EndpointException e) {
             return false;
         }
+        if (lane == q || router.isRecovering(lane)) {
+            parked.add(id); // no live lane now, one is being re-established: the request runs when it is back
+            if (!router.isRecovering(q) || !router.isRecovering(lane)) {
+                lanesChanged(); // a lane came back meanwhile: its own call may have missed this request
+            }
+            return true;
+        }
+        return post(id, lane, slot, sub, op, plan, r);
+    }
+
+    /** Posts a re-issued request on {@code lane}; whether it was posted. */
+    private boolean post(long id, int lane, Slot slot, int sub, OpState op, IoPlan plan, int r) {
         if (!sendQueues[lane].tryAcquireCredit()) {
             return false;
         }
@@ -127,5 +149,41 @@ final class IoCompletions {
         slot.subQp[sub] = lane;
         stats.reissued.increment();
         return true;
+    }
+
+    /**
+     * A lane came back or was given up ({@link LaneRecovery}): the requests parked while no lane was
+     * live run on a live one now; with none live and none being re-established, they fail (their
+     * lane's flush status). Any thread.
+     */
+    void lanesChanged() {
+        int n = parked.size();
+        for (int i = 0; i < n; i++) {
+            Long boxed = parked.poll();
+            if (boxed == null) {
+                return;
+            }
+            long id = boxed;
+            int q = WrIds.qp(id);
+            Slot slot = pool.slot(WrIds.slot(id));
+            int sub = WrIds.sub(id);
+            OpState op = slot.tenant();
+            IoPlan plan = op == null ? null : op.plan;
+            int lane;
+            try {
+                lane = router.liveAfter(q);
+            } catch (EndpointException e) {
+                lane = -1;
+            }
+            if (lane >= 0 && router.isRecovering(lane) && !lifecycle.isEnding()) {
+                parked.add(id); // still none live
+                continue;
+            }
+            boolean posted = lane >= 0 && !lifecycle.isEnding() && plan != null && !op.isDone() && !op.hasFailed()
+                    && WrIds.tagMatches(id, op.seq) && post(id, lane, slot, sub, op, plan, slot.subRequest[sub]);
+            if (!posted) {
+                settle(q, slot, sub, id, true, WcStatus.WR_FLUSH_ERR);
+            }
+        }
     }
 }

@@ -54,7 +54,8 @@ final class IoSendQueue {
 
     final int index;
     private final Semaphore credits;
-    private final QueuePair qp;
+    /** Guarded by this; replaced by {@link #adopt} when the lane is re-established. */
+    private QueuePair qp;
     private final int every;
     private final BooleanSupplier closing;
     private final int[] ringSlot;
@@ -187,6 +188,25 @@ final class IoSendQueue {
                 credits.release(); // the queue pair is closed: flushing retires everything anyway
                 coverWanted = false;
             }
+        }
+    }
+
+    /**
+     * Lane recovery: moves this lane to the re-established queue pair {@code next} if no request of
+     * the old one is still recorded (every one of them retired by its completion: the old queue pair's
+     * completions all come before any of the new one's, so {@link #retire} never takes one for the
+     * other). Posts after this go to {@code next}. Returns whether it moved; if not, call again after
+     * the next retirement.
+     */
+    boolean adopt(QueuePair next) {
+        synchronized (this) {
+            if (head != tail) {
+                return false;
+            }
+            qp = next;
+            sinceSignal = 0;
+            coverWanted = false;
+            return true;
         }
     }
 

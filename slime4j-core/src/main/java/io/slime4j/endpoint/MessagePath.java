@@ -66,9 +66,13 @@ final class MessagePath {
     private final WorkRequest[] sendWrs;
     private final WorkRequest[] recvWrs;
 
+    /** Takes the lane-recovery messages of the meta window. */
+    private final LaneRecovery lanes;
+
     MessagePath(Lifecycle lifecycle, int messageSlots, Regions regions, Router router, Transport transport,
                 OpTracker tracker, EndpointHooks hooks, BackPressure backPressure, SlotReleaser releaser,
-                Anomalies anomalies, Stats stats, ImmRecvPath imm, Ordering ordering) {
+                Anomalies anomalies, Stats stats, ImmRecvPath imm, Ordering ordering, LaneRecovery lanes) {
+        this.lanes = lanes;
         this.lifecycle = lifecycle;
         this.name = lifecycle.name();
         this.regions = regions;
@@ -262,14 +266,21 @@ final class MessagePath {
         int type = Wire32.metaType(wc.immediate());
         Wire32.Meta meta = type == Wire32.META_TYPE || type == Wire32.CANCEL_TYPE
                 ? Wire32.readMeta(w.entry(entry)) : null; // copy before re-post
+        Wire32.Lane lane = type == Wire32.LANE_RESET_TYPE || type == Wire32.LANE_READY_TYPE
+                ? Wire32.readLane(w.entry(entry)) : null;
         boolean repostFirst = hooks.repostBeforeRelease();
         if (repostFirst) {
             w.post(entry);
         }
         try {
-            if (!wc.hasImmediate() || (type != Wire32.META_TYPE && type != Wire32.CREDIT_TYPE
-                    && type != Wire32.CANCEL_TYPE)) {
+            if (!wc.hasImmediate() || type < Wire32.META_TYPE || type > Wire32.LANE_READY_TYPE) {
                 anomalies.protocolError("meta queue pair received a message of unknown type: " + wc);
+            } else if (type == Wire32.LANE_RESET_TYPE || type == Wire32.LANE_READY_TYPE) {
+                if (lane == null) {
+                    anomalies.protocolError("lane message with a bad magic: " + wc);
+                } else {
+                    lanes.onMessage(type, Wire32.metaValue(wc.immediate()), lane, System.nanoTime());
+                }
             } else if (type == Wire32.CREDIT_TYPE) {
                 imm.creditsReturned(Wire32.metaValue(wc.immediate()));
             } else if (meta == null) {

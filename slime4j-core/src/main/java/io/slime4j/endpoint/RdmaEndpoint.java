@@ -47,6 +47,7 @@ public final class RdmaEndpoint implements AutoCloseable {
     private final Stats stats;
     private final Regions regions;
     private final Router router;
+    private final LaneRecovery lanes;
     private final Transport transport;
     private final OpTracker tracker;
     private final Ordering ordering;
@@ -70,6 +71,7 @@ public final class RdmaEndpoint implements AutoCloseable {
         stats = w.stats;
         regions = w.regions;
         router = w.router;
+        lanes = w.lanes;
         transport = w.transport;
         tracker = w.tracker;
         ordering = w.ordering;
@@ -405,6 +407,10 @@ public final class RdmaEndpoint implements AutoCloseable {
 
     Router router() {
         return router;
+    }
+
+    LaneRecovery laneRecovery() {
+        return lanes;
     }
 
     Transport transport() {

@@ -72,6 +72,11 @@ final class RecvWindow {
         posted.decrementAndGet();
     }
 
+    /** The queue pair number the window's receives are posted on. */
+    int qpn() {
+        return qp.qpn();
+    }
+
     /** Entries currently posted (as far as dispatched completions tell). */
     int posted() {
         return posted.get();

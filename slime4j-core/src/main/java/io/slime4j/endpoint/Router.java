@@ -21,6 +21,9 @@ final class Router {
     private final QpSelector selector;
     private final int qps;
     private final AtomicIntegerArray dead;
+    /** Lanes whose queue pair is being re-established ({@link LaneRecovery}): out of the rotation for now. */
+    private final AtomicIntegerArray recovering;
+    private volatile int recoveringCount;
     private final AtomicLong messageIds = new AtomicLong();
     private volatile int deadCount;
     /** Answers of the selector for message-path types other than lane 0 (a selector bug). */
@@ -36,6 +39,7 @@ final class Router {
         this.selector = selector;
         this.qps = qps;
         this.dead = new AtomicIntegerArray(qps);
+        this.recovering = new AtomicIntegerArray(qps);
     }
 
     QpSelector selector() {
@@ -95,9 +99,32 @@ final class Router {
         return 0;
     }
 
-    /** Whether {@code lane} was taken out of the rotation. */
+    /** Whether {@code lane} is out of the rotation: failed for good, or being re-established. */
     boolean isDead(int lane) {
-        return deadCount > 0 && dead.get(lane) != 0;
+        return (deadCount > 0 && dead.get(lane) != 0) || isRecovering(lane);
+    }
+
+    /** Whether {@code lane}'s queue pair is being re-established after a remote access error. */
+    boolean isRecovering(int lane) {
+        return recoveringCount > 0 && recovering.get(lane) != 0;
+    }
+
+    /** Takes {@code lane} out of the rotation while its queue pair is re-established (it still counts as live). */
+    void markRecovering(int lane) {
+        if (recovering.compareAndSet(lane, 0, 1)) {
+            synchronized (this) {
+                recoveringCount++;
+            }
+        }
+    }
+
+    /** Puts a re-established {@code lane} back into the rotation. */
+    void recovered(int lane) {
+        if (recovering.compareAndSet(lane, 1, 0)) {
+            synchronized (this) {
+                recoveringCount--;
+            }
+        }
     }
 
     /**
@@ -105,6 +132,7 @@ final class Router {
      * lane for one-sided traffic any more).
      */
     int markDead(int lane) {
+        recovered(lane);
         if (dead.compareAndSet(lane, 0, 1)) {
             synchronized (this) {
                 deadCount++;
@@ -115,8 +143,18 @@ final class Router {
         return qps - deadCount;
     }
 
-    /** The next live lane after {@code lane} (cyclically). */
+    /**
+     * The next live lane after {@code lane} (cyclically); when every lane not failed is being
+     * re-established, one of those (its requests fail with WR_FLUSH_ERR until it is back: see
+     * {@link LaneRecovery}).
+     */
     int liveAfter(int lane) {
+        for (int i = 1; i <= qps; i++) {
+            int q = (lane + i) % qps;
+            if (dead.get(q) == 0 && recovering.get(q) == 0) {
+                return q;
+            }
+        }
         for (int i = 1; i <= qps; i++) {
             int q = (lane + i) % qps;
             if (dead.get(q) == 0) {

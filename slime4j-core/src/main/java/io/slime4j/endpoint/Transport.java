@@ -47,13 +47,22 @@ final class Transport {
     final VerbsDevice device;
     /** The rail of each lane. */
     final int[] laneRail;
+    /** The io queue pair of each lane; a lane's entry is replaced when {@link LaneRecovery} re-establishes it. */
     final QueuePair[] io;
+    /** A lane's replacement queue pair while it is being connected, else null. */
+    private final QueuePair[] next;
+    private final QpConfig ioConfig;
+    private final int immWindowSize;
+    /** The peer's info, from {@link #connect}. */
+    private volatile EndpointInfo peer;
     final QueuePair meta;
     final QueuePair data;
     final MemoryRegion control;
     final RecvWindow metaWindow;
     final RecvWindow dataWindow;
     final RecvWindow[] immWindows;
+    /** Offset in {@link #control} of the lane-recovery messages: two 32-byte buffers per lane. */
+    final long laneMessageBase;
     private final Arena arena = Arena.ofShared();
     private final List<RecvWindow> windows = new ArrayList<>();
     /** Lanes taken out of rotation: their windows no longer count as missing. */
@@ -65,7 +74,7 @@ final class Transport {
         this.devices = rails.toArray(new VerbsDevice[0]);
         this.pds = new ProtectionDomain[nRails];
         this.cqs = new CompletionQueue[nRails];
-        int metaDepth = metaWindowSize(c.messageSlots());
+        int metaDepth = metaWindowSize(c.messageSlots(), c.qps());
         boolean ok = false;
         List<AutoCloseable> made = new ArrayList<>();
         try {
@@ -80,13 +89,15 @@ final class Transport {
                 made.add(pds[r]);
                 cqs[r] = devices[r].createCompletionQueue((int) (EndpointConfig.completionQueueCapacity(
                         Math.max(1, lanesOn[r]), c.sendQueueDepth(), c.immWindow(), r == 0 ? c.messageSlots() : 0)
-                        + (r == 0 ? 4L * c.messageSlots() + KEEPALIVE_RESERVE : 0))); // cancel notices, the probe
+                        + (r == 0 ? 4L * c.messageSlots() + KEEPALIVE_RESERVE + 4L * c.qps() : 0))); // cancel notices, the probe, lane recovery
                 made.add(cqs[r]);
             }
-            QpConfig ioConfig = c.qpTemplate().toBuilder().signalAll(false) // IoSendQueue signals selectively
+            ioConfig = c.qpTemplate().toBuilder().signalAll(false) // IoSendQueue signals selectively
                     .sendQueueDepth(c.sendQueueDepth()).recvQueueDepth(c.immWindow() + RQ_SLACK).build();
             QpConfig.Builder base = c.qpTemplate().toBuilder().signalAll(true);
             io = new QueuePair[c.qps()];
+            next = new QueuePair[c.qps()];
+            immWindowSize = c.immWindow();
             for (int i = 0; i < io.length; i++) {
                 int r = laneRail[i];
                 io[i] = devices[r].createQueuePair(pds[r], ioConfig, cqs[r], cqs[r]);
@@ -98,7 +109,8 @@ final class Transport {
             data = devices[0].createQueuePair(pds[0], base.sendQueueDepth(c.messageSlots())
                     .recvQueueDepth(c.messageSlots() + RQ_SLACK).build(), cqs[0], cqs[0]);
             made.add(data);
-            long metaBytes = (long) (c.messageSlots() + metaDepth) * Wire32.META_BYTES;
+            laneMessageBase = (long) (c.messageSlots() + metaDepth) * Wire32.META_BYTES;
+            long metaBytes = laneMessageBase + 2L * c.qps() * Wire32.META_BYTES;
             control = pds[0].register(arena.allocate(metaBytes, 64), AccessFlags.LOCAL_WRITE);
             made.add(control);
             metaWindow = window(new RecvWindow(RecvWindow.Kind.META, 0, meta, metaDepth, control,
@@ -144,10 +156,11 @@ final class Transport {
      * (at most as many as here) up to three messages can wait unprocessed — a cancel notice of its
      * previous lease, its meta and its own cancel notice (a slot's next meta needs its previous one
      * processed, which comes after that lease's notice was sent) — plus
-     * {@link EndpointConfig#CREDIT_RESERVE} credit messages.
+     * {@link EndpointConfig#CREDIT_RESERVE} credit messages and the lane-recovery messages
+     * ({@link LaneRecovery#META_RESERVE_PER_LANE} per lane).
      */
-    static int metaWindowSize(int messageSlots) {
-        return 3 * messageSlots + EndpointConfig.CREDIT_RESERVE;
+    static int metaWindowSize(int messageSlots, int qps) {
+        return 3 * messageSlots + EndpointConfig.CREDIT_RESERVE + LaneRecovery.META_RESERVE_PER_LANE * qps;
     }
 
     /** Offset in the control region of recv slot meta buffers (the first bytes). */
@@ -176,6 +189,7 @@ final class Transport {
      * can arrive before the windows are posted: a queue pair receives from RTR on.
      */
     void connect(EndpointInfo peer, EndpointHooks hooks) {
+        this.peer = peer;
         for (QueuePair qp : all()) {
             qp.modifyToInit();
         }
@@ -198,8 +212,12 @@ final class Transport {
     int windowsMissing(int rail) {
         int missing = 0;
         IntPredicate dead = deadLane;
-        for (int i = 0; i < windows.size(); i++) {
-            RecvWindow w = windows.get(i);
+        List<RecvWindow> ws;
+        synchronized (windows) {
+            ws = List.copyOf(windows);
+        }
+        for (int i = 0; i < ws.size(); i++) {
+            RecvWindow w = ws.get(i);
             if ((rail < 0 || railOf(w) == rail) && !(w.kind == RecvWindow.Kind.IMM && dead.test(w.qpIndex))) {
                 missing += w.size - w.posted();
             }
@@ -209,9 +227,106 @@ final class Transport {
 
     List<QueuePair> all() {
         List<QueuePair> qps = new ArrayList<>(List.of(io));
+        synchronized (next) {
+            for (QueuePair n : next) {
+                if (n != null) {
+                    qps.add(n);
+                }
+            }
+        }
         qps.add(meta);
         qps.add(data);
         return qps;
+    }
+
+    /** The peer's info given to {@link #connect}, or null before. */
+    EndpointInfo peer() {
+        return peer;
+    }
+
+    /**
+     * Lane recovery, step 1: a fresh queue pair for lane {@code q} on its rail, in INIT, with a full
+     * imm window pre-posted on it (it becomes the lane's imm window at once: receives of the old
+     * queue pair are no longer re-posted). Returns its info for the peer.
+     */
+    QpInfo prepareLane(int q) {
+        int r = laneRail[q];
+        QueuePair qp = devices[r].createQueuePair(pds[r], ioConfig, cqs[r], cqs[r]);
+        try {
+            qp.modifyToInit();
+            RecvWindow w = new RecvWindow(RecvWindow.Kind.IMM, q, qp, immWindowSize, null, 0);
+            w.prePost(immWindowSize);
+            synchronized (next) {
+                closeQuietly(next[q]);
+                next[q] = qp;
+            }
+            synchronized (windows) {
+                windows.set(windows.indexOf(immWindows[q]), w);
+                immWindows[q] = w;
+            }
+            return qp.localInfo();
+        } catch (RuntimeException e) {
+            closeQuietly(qp);
+            throw e;
+        }
+    }
+
+    /**
+     * Lane recovery, step 2: connects lane {@code q}'s fresh queue pair to the peer's (RTR, RTS) and
+     * moves the old one to ERR, so that what is still posted on it flushes.
+     */
+    void connectLane(int q, QpInfo remote) {
+        fresh(q).connect(remote);
+        try {
+            io[q].modifyToError();
+        } catch (RuntimeException ignored) {
+            // closed already
+        }
+    }
+
+    /** Lane {@code q}'s fresh queue pair while it is being re-established, else null. */
+    QueuePair fresh(int q) {
+        synchronized (next) {
+            return next[q];
+        }
+    }
+
+    /**
+     * Lane recovery, step 3: the fresh queue pair becomes lane {@code q}'s (its {@link IoSendQueue}
+     * already posts there); returns the old one, for {@link #retire}.
+     */
+    QueuePair adoptLane(int q) {
+        synchronized (next) {
+            QueuePair old = io[q];
+            io[q] = next[q];
+            next[q] = null;
+            return old;
+        }
+    }
+
+    /** The current imm window of lane {@code q} (replaced when the lane is re-established). */
+    RecvWindow immWindow(int q) {
+        synchronized (windows) {
+            return immWindows[q];
+        }
+    }
+
+    /** Drops lane {@code q}'s fresh queue pair, if any (recovery abandoned). */
+    void discardLane(int q) {
+        synchronized (next) {
+            closeQuietly(next[q]);
+            next[q] = null;
+        }
+    }
+
+    /** Moves a replaced queue pair to ERR and destroys it (its flushes still arrive, with its qpn). */
+    static void retire(QueuePair old) {
+        try {
+            old.modifyToError();
+        } catch (RuntimeException ignored) {
+            // closing anyway
+        }
+        closeQuietly(old);
     }
 
     /**

@@ -17,6 +17,10 @@ import java.nio.ByteOrder;
  *                                     | type  | value                              |
  *     type 1 META:   value 0, payload = the 32-byte meta message below
  *     type 2 CREDIT: value = imm-recv credits returned, no payload
+ *     type 3 CANCEL: value 0, payload = the cancelled recv's meta message, as sent
+ *     type 4 LANE_RESET: value = lane | epoch &lt;&lt; 8, payload = the lane message below (the
+ *                        sender's fresh queue pair for that lane)
+ *     type 5 LANE_READY: the same, the answer: the peer's fresh queue pair, connected
  *
  * data queue pair, RDMA_WRITE_WITH_IMM: 31 30 29            16 15                  0
  *                                      |code| recv op tag    | recv slot index     |
@@ -27,6 +31,7 @@ import java.nio.ByteOrder;
  * <pre>
  * meta message (little endian):  0 magic "SLM1" | 4 token (the data immediate, code 0)
  *                                8 address (u64) | 16 remote key (u64) | 24 length (u64)
+ * lane message (little endian):  0 magic "SLL1" | 4 qpn | 8 psn | 12 0 | 16 token (u64) | 24 0
  * </pre>
  */
 final class Wire32 {
@@ -34,7 +39,12 @@ final class Wire32 {
     static final int CREDIT_TYPE = 2;
     /** A recv was cancelled: the payload is the 32-byte meta message it sent, re-sent as is. */
     static final int CANCEL_TYPE = 3;
+    static final int LANE_RESET_TYPE = 4;
+    static final int LANE_READY_TYPE = 5;
     static final int MAX_CREDIT = (1 << 28) - 1;
+    static final int LANE_MAGIC = 0x314C4C53; // "SLL1" little endian
+    /** Epochs of a lane travel modulo 2^20. */
+    static final int EPOCH_MASK = (1 << 20) - 1;
 
     static final int CODE_DATA = 0;
     static final int CODE_CANCELLED = 1;
@@ -91,6 +101,40 @@ final class Wire32 {
         at.set(LONG, 8, meta.address());
         at.set(LONG, 16, meta.remoteKey());
         at.set(LONG, 24, meta.length());
+    }
+
+    /** The immediate value of a lane message: the lane and the epoch it opens. */
+    static int laneValue(int lane, int epoch) {
+        return (lane & 0xFF) | ((epoch & EPOCH_MASK) << 8);
+    }
+
+    static int laneOf(int value) {
+        return value & 0xFF;
+    }
+
+    static int epochOf(int value) {
+        return (value >>> 8) & EPOCH_MASK;
+    }
+
+    /** Writes a lane message: a fresh queue pair's number, first packet sequence number and token. */
+    static void writeLane(MemorySegment at, int qpn, int psn, long token) {
+        at.set(INT, 0, LANE_MAGIC);
+        at.set(INT, 4, qpn);
+        at.set(INT, 8, psn);
+        at.set(INT, 12, 0);
+        at.set(LONG, 16, token);
+        at.set(LONG, 24, 0);
+    }
+
+    /** A lane message as a value. */
+    record Lane(int qpn, int psn, long token) {}
+
+    /** Reads a lane message, or returns null when the magic is wrong. */
+    static Lane readLane(MemorySegment at) {
+        if (at.get(INT, 0) != LANE_MAGIC) {
+            return null;
+        }
+        return new Lane(at.get(INT, 4), at.get(INT, 8), at.get(LONG, 16));
     }
 
     /** Reads a meta message, or returns null when the magic is wrong. */

@@ -45,6 +45,8 @@ final class WrIds {
     static final int CANCEL_SEND = 8;
     /** A keepalive probe (zero-length RDMA write) on the meta queue pair; owns no slot ({@link Keepalive}). */
     static final int KEEPALIVE = 9;
+    /** A lane-recovery message (SEND_WITH_IMM) on the meta queue pair; owns no slot ({@link LaneRecovery}). */
+    static final int LANE_SEND = 10;
 
     static final int MAX_QPS = 1 << 8;
     static final int MAX_SLOTS = 1 << 20;

@@ -227,6 +227,11 @@ public final class SoftDevice implements VerbsDevice {
         return Arrays.copyOf(kept, n);
     }
 
+    /** Queue pairs open on this device now (a destroyed one leaves once its agent has flushed it). */
+    public int openQueuePairs() {
+        return queuePairs.length;
+    }
+
     @Override
     public Counters counters() {
         return counters;
