@@ -52,8 +52,9 @@ class ClusterTest {
             this.index = index;
             process = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                     "-Xmx512m", "-XX:+UseSerialGC", "--enable-native-access=ALL-UNNAMED",
-                    "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-cp", System.getProperty("java.class.path"),
-                    EngineNode.class.getName(), url, Integer.toString(index), Integer.toString(NODES),
+                    "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+                    "-Dslime4j.transport=network", // stands in for 4 hosts: the network path under load and kills
+                    "-cp", System.getProperty("java.class.path"), EngineNode.class.getName(), url, Integer.toString(index), Integer.toString(NODES),
                     Integer.toString(PER_NODE), Long.toString(LEASE_MS))
                     .redirectError(ProcessBuilder.Redirect.appendTo(Path.of(System.getProperty("java.io.tmpdir"),
                             "slime4j-cluster-node" + index + ".log").toFile())).start();
