@@ -3,6 +3,7 @@ package io.slime4j.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.slime4j.endpoint.Assignment;
+import io.slime4j.endpoint.TransferFuture;
 import io.slime4j.endpoint.TransferStatus;
 import io.slime4j.engine.directory.FileDirectory;
 import io.slime4j.shm.TransportChoice;
@@ -118,8 +119,12 @@ class EngineTransportCrossProcessTest {
     }
 
     private TransferEngine engine(TransportChoice transport, Arena arena, MemorySegment[] in) {
+        return engine(transport, arena, in, Duration.ofSeconds(20));
+    }
+
+    private TransferEngine engine(TransportChoice transport, Arena arena, MemorySegment[] in, Duration connectTimeout) {
         TransferEngine a = TransferEngine.builder("A", new FileDirectory(folder)).transport(transport)
-                .connectTimeout(Duration.ofSeconds(20)).start();
+                .connectTimeout(connectTimeout).start();
         MemorySegment src = arena.allocate(SIZE);
         TransportPeer.fill(src, 1);
         in[0] = arena.allocate(SIZE);
@@ -145,6 +150,40 @@ class EngineTransportCrossProcessTest {
             assertThat(theirs).startsWith("@TRANSPORT shm ");
             assertThat(bytes(theirs)[0]).as("bytes through B's shm device").isGreaterThanOrEqualTo(2L * SIZE);
             assertThat(bytes(theirs)[1]).as("bytes through B's network rails").isLessThan(SIZE / 16);
+        }
+    }
+
+    @Test
+    void aPeerKilledMidOperationOverShmEndsTheOutstandingOpAndTheNextOneInBoundedTime() throws Exception {
+        MemorySegment[] in = new MemorySegment[1];
+        try (Arena arena = Arena.ofShared();
+             TransferEngine a = engine(TransportChoice.AUTO, arena, in, Duration.ofSeconds(5));
+             Peer b = new Peer(folder, "B", 2, null)) {
+            ok(a, "B", List.of(new Assignment("src", 0, "in", 0, 4096)), true);
+            assertThat(a.transport("B")).contains(PeerTransport.SHM);
+            TransferFuture hanging = a.recv("B", "in", 0, 64); // B never sends
+            b.process.destroyForcibly(); // SIGKILL
+            long t0 = System.nanoTime();
+            TransferStatus s = hanging.await(Duration.ofSeconds(20));
+            long ms = (System.nanoTime() - t0) / 1_000_000;
+            assertThat(s).as(hanging.failureMessage()).isNotEqualTo(TransferStatus.SUCCESS);
+            assertThat(ms).as("ms until the outstanding op ended").isLessThan(10_000);
+            long t1 = System.nanoTime();
+            String outcome;
+            try {
+                TransferFuture next = a.write("B", List.of(new Assignment("src", 0, "in", 0, 4096)));
+                long t2 = System.nanoTime();
+                TransferStatus n = next.await(Duration.ofSeconds(60));
+                outcome = "posted after " + (t2 - t1) / 1_000_000 + " ms, " + n + ": " + next.failureMessage();
+                assertThat(n).as(outcome).isNotEqualTo(TransferStatus.SUCCESS);
+            } catch (PeerUnavailableException expected) {
+                outcome = expected.toString();
+                assertThat(expected).hasMessageContaining("B");
+            }
+            // B's record outlives it (no unpublish on SIGKILL): dialling its dead listener is refused until the
+            // connect timeout (5 s here), as over the network
+            assertThat((System.nanoTime() - t1) / 1_000_000).as("ms until the next op failed: " + outcome)
+                    .isLessThan(16_000);
         }
     }
 
