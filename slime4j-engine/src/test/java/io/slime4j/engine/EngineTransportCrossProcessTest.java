@@ -6,6 +6,7 @@ import io.slime4j.endpoint.Assignment;
 import io.slime4j.endpoint.TransferFuture;
 import io.slime4j.endpoint.TransferStatus;
 import io.slime4j.engine.directory.FileDirectory;
+import io.slime4j.shm.SharedMemory;
 import io.slime4j.shm.TransportChoice;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -26,7 +27,8 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Two engines in two JVMs of this host, ordinary (private) memory on both sides: by default they
+ * Two engines in two JVMs of this host — A's "src" in {@link SharedMemory}, every other region
+ * ordinary (private) memory, reached over shm with process_vm_readv/writev: by default they
  * connect through the shm device (its byte counters carry the transfer, the network rails' do not),
  * with {@code slime4j.transport=network} on either side through UDP — both sides agreeing, whichever
  * dials — and every transfer is byte-exact.
@@ -125,7 +127,7 @@ class EngineTransportCrossProcessTest {
     private TransferEngine engine(TransportChoice transport, Arena arena, MemorySegment[] in, Duration connectTimeout) {
         TransferEngine a = TransferEngine.builder("A", new FileDirectory(folder)).transport(transport)
                 .connectTimeout(connectTimeout).start();
-        MemorySegment src = arena.allocate(SIZE);
+        MemorySegment src = SharedMemory.allocate(SIZE, arena); // over shm: the peer maps it (one memcpy)
         TransportPeer.fill(src, 1);
         in[0] = arena.allocate(SIZE);
         a.register("src", src);
