@@ -395,7 +395,11 @@ public final class TransferEngine implements AutoCloseable {
             return this;
         }
 
-        /** The wire the devices use (default a UDP wire of the engine's own); stays the caller's. */
+        /**
+         * The wire the network rails use (default a UDP wire of the engine's own); stays the
+         * caller's. It carries only the network transport: same-host peers still connect over shm
+         * unless {@link #transport} is {@code NETWORK}.
+         */
         public Builder wire(Wire v) {
             wire = v;
             return this;
