@@ -1,6 +1,9 @@
 package io.slime4j.cli;
 
 import io.slime4j.endpoint.EndpointConfig;
+import io.slime4j.shm.HostIdentity;
+import io.slime4j.shm.ShmDevice;
+import io.slime4j.shm.TransportChoice;
 import io.slime4j.verbs.QpConfig;
 import io.slime4j.wire.udp.PathMtu;
 import io.slime4j.wire.udp.UdpConfig;
@@ -50,6 +53,7 @@ final class InfoCommand implements Callable<Integer> {
         out.println("wires");
         out.printf("  %-8s %s%n", "udp", udp());
         out.printf("  %-8s %s%n", "inproc", "available (both sides in one process; perf --wire inproc)");
+        out.printf("  %-8s %s%n", "shm", shm());
         out.println();
         udpPaths(out);
         out.println();
@@ -68,6 +72,28 @@ final class InfoCommand implements Callable<Integer> {
     private static String version() {
         String v = InfoCommand.class.getPackage().getImplementationVersion();
         return v == null ? "(development build)" : v;
+    }
+
+    /** Whether the shared-memory device runs here, this process's host identity and the engines' transport setting. */
+    private static String shm() {
+        String why = ShmDevice.unavailability();
+        if (why != null) {
+            return "NOT available: " + why;
+        }
+        String setting;
+        try {
+            setting = TransportChoice.fromEnvironment().name().toLowerCase(java.util.Locale.ROOT);
+        } catch (IllegalArgumentException e) {
+            setting = "INVALID (" + e.getMessage() + ")";
+        }
+        String host;
+        try {
+            host = HostIdentity.current().toText();
+        } catch (RuntimeException e) {
+            host = "unknown (" + e.getMessage() + ")";
+        }
+        return "available (two processes on this host; perf --wire shm; engines reach same-host peers through it:"
+                + " slime4j.transport=" + setting + "), host identity " + host;
     }
 
     private static String udp() {

@@ -35,7 +35,7 @@ final class PeersCommand implements Callable<Integer> {
                     + "<tmp>/slime4j-directory).")
     String directory;
 
-    @Option(names = "--long", description = "Also show incarnation, bootstrap address and host id.")
+    @Option(names = "--long", description = "Also show incarnation, bootstrap address, host id, host identity and transports.")
     boolean detailed;
 
     @Override
@@ -53,7 +53,8 @@ final class PeersCommand implements Callable<Integer> {
             String regions = r.regions().entrySet().stream().map(e -> e.getKey() + "=" + e.getValue())
                     .collect(Collectors.joining(" "));
             out.println(r.name() + (detailed ? " incarnation=" + r.incarnation() + " bootstrap=" + r.bootstrap()
-                    + " host=" + r.hostId() : "") + (regions.isEmpty() ? "" : " " + regions));
+                    + " host=" + r.hostId() + (r.host().isEmpty() ? "" : " identity=" + r.host())
+                    + " transports=" + String.join(",", r.transports()) : "") + (regions.isEmpty() ? "" : " " + regions));
         }
         if (bad > 0) {
             spec.commandLine().getErr().println("peers: " + bad + " bad record(s) in " + directory + " skipped");

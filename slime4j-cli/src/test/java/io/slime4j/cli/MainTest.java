@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.slime4j.endpoint.EndpointConfig;
+import io.slime4j.shm.HostIdentity;
 import io.slime4j.wire.udp.UdpConfig;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -100,7 +101,8 @@ class MainTest {
             System.clearProperty("slime4j.udp.sendBufferSize");
         }
         String text = out();
-        assertThat(text).contains("JDK      " + Runtime.version(), "udp      available", "inproc   available");
+        assertThat(text).contains("JDK      " + Runtime.version(), "udp      available", "inproc   available",
+                "shm      available (two processes on this host", "host identity " + HostIdentity.current().toText());
         assertThat(text).as("the datagram size chosen per interface and the offloads")
                 .containsPattern("mtu \\d+: datagrams up to \\d+ bytes, payload \\d+").contains("udp offloads  gso ");
         for (var s : List.of(UdpConfig.environmentSettings(), EndpointConfig.environmentSettings())) {

@@ -11,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -40,12 +41,15 @@ class PeersCommandTest {
         regions.put("kv", 4096L);
         regions.put("log", 65536L);
         dir.publish(new PeerRecord("B", 42, "127.0.0.1:5000", "h1", regions), Duration.ofSeconds(30));
-        dir.publish(new PeerRecord("A", 7, "127.0.0.1:5001", "h1", Map.of()), Duration.ofSeconds(30));
+        dir.publish(new PeerRecord("A", 7, "127.0.0.1:5001", "h1", Map.of(), "boot-1/11/12", List.of("shm", "network")),
+                Duration.ofSeconds(30));
         Run r = run("peers", "--directory", "file:" + folder);
         assertThat(r.code()).isZero();
         assertThat(r.out().lines()).containsExactly("A", "B kv=4096 log=65536");
         Run detailed = run("peers", "--directory", "file:" + folder, "--long");
-        assertThat(detailed.out().lines()).contains("B incarnation=42 bootstrap=127.0.0.1:5000 host=h1 kv=4096 log=65536");
+        assertThat(detailed.out().lines()).containsExactly(
+                "A incarnation=7 bootstrap=127.0.0.1:5001 host=h1 identity=boot-1/11/12 transports=shm,network",
+                "B incarnation=42 bootstrap=127.0.0.1:5000 host=h1 transports=network kv=4096 log=65536");
     }
 
     @Test

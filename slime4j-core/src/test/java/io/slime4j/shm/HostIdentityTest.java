@@ -8,7 +8,7 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Host identity and the transport choice made from it. */
+/** Host identity and the transport setting. */
 class HostIdentityTest {
     private static final HostIdentity HERE = new HostIdentity("382ae195-a967-4a33-a235-857e7eb8600e", 4026531836L,
             4026531832L);
@@ -39,15 +39,22 @@ class HostIdentityTest {
     }
 
     @Test
-    void autoPicksShmOnlyForAPeerOnThisHost() {
-        HostIdentity me = HostIdentity.current();
-        assertThat(TransportChoice.AUTO.useShm(me, me)).isTrue();
-        assertThat(TransportChoice.AUTO.useShm(me, new HostIdentity("elsewhere", 1, 2))).isFalse();
-        assertThat(TransportChoice.AUTO.useShm(me, null)).as("a peer that does not say").isFalse();
-        assertThat(TransportChoice.NETWORK.useShm(me, me)).isFalse();
-        assertThat(TransportChoice.SHM.useShm(me, null)).isTrue();
-        assertThatThrownBy(() -> TransportChoice.SHM.useShm(me, new HostIdentity("elsewhere", 1, 2)))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("another host");
+    void theTransportSettingIsReadFromTheSystemPropertyAndAMalformedOneIsNamed() {
+        try {
+            System.clearProperty("slime4j.transport");
+            if (System.getenv("SLIME4J_TRANSPORT") == null) {
+                assertThat(TransportChoice.fromEnvironment()).isEqualTo(TransportChoice.AUTO);
+            }
+            System.setProperty("slime4j.transport", " Network ");
+            assertThat(TransportChoice.fromEnvironment()).isEqualTo(TransportChoice.NETWORK);
+            System.setProperty("slime4j.transport", "shm");
+            assertThat(TransportChoice.fromEnvironment()).isEqualTo(TransportChoice.SHM);
+            System.setProperty("slime4j.transport", "fast");
+            assertThatThrownBy(TransportChoice::fromEnvironment).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("auto, shm or network, was 'fast'");
+        } finally {
+            System.clearProperty("slime4j.transport");
+        }
     }
 
     @Test

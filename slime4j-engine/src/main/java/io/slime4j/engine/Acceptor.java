@@ -69,6 +69,14 @@ final class Acceptor implements Runnable {
                 ch.close();
                 return;
             }
+            PeerTransport transport = PeerTransport.parse(hello.get("transport", null));
+            String refusal = conns.transports.checkInbound(from, transport, hello.get("host", null));
+            if (refusal != null) {
+                ch.send(BootstrapMessage.of(Map.of("type", "refuse", "reason", "engine " + conns.name + ": " + refusal)),
+                        t);
+                ch.close();
+                return;
+            }
             Map.Entry<PeerLinks.Inbound, PeerLinks.Link> d = conns.links.inbound(from);
             if (d.getKey() != PeerLinks.Inbound.ACCEPT) {
                 ch.send(BootstrapMessage.of(Map.of("type", d.getKey() == PeerLinks.Inbound.REFUSE_CROSSING
@@ -78,7 +86,7 @@ final class Acceptor implements Runnable {
             }
             link = d.getValue();
             long version = conns.regionsVersion();
-            endpoint = conns.openEndpoint(from, fromInc);
+            endpoint = conns.openEndpoint(from, fromInc, transport);
             try {
                 endpoint.connect(hello.info());
             } catch (IllegalArgumentException e) { // settings that do not fit ours: say why, do not just hang up
@@ -92,7 +100,7 @@ final class Acceptor implements Runnable {
             if (!"ready".equals(ready.get("type", ""))) {
                 throw new IllegalArgumentException("expected ready, got " + ready.options());
             }
-            Connection c = new Connection(from, fromInc, endpoint, ch);
+            Connection c = new Connection(from, fromInc, endpoint, transport, ch);
             endpoint = null;
             conns.install(link, c, version);
         } catch (RuntimeException e) {

@@ -30,16 +30,19 @@ final class Connection {
     final String peer;
     final long peerIncarnation;
     final RdmaEndpoint endpoint;
+    final PeerTransport transport;
     private final BootstrapChannel channel;
     private final Object sendLock = new Object();
     private final AtomicLong seq = new AtomicLong();
     private final Map<Long, CompletableFuture<Void>> acks = new ConcurrentHashMap<>();
     private volatile String closedReason;
 
-    Connection(String peer, long peerIncarnation, RdmaEndpoint endpoint, BootstrapChannel channel) {
+    Connection(String peer, long peerIncarnation, RdmaEndpoint endpoint, PeerTransport transport,
+               BootstrapChannel channel) {
         this.peer = peer;
         this.peerIncarnation = peerIncarnation;
         this.endpoint = endpoint;
+        this.transport = transport;
         this.channel = channel;
     }
 
@@ -129,6 +132,6 @@ final class Connection {
 
     @Override
     public String toString() {
-        return "Connection{" + peer + "#" + peerIncarnation + (closedReason != null ? ", closed" : "") + "}";
+        return "Connection{" + peer + "#" + peerIncarnation + " " + transport.text() + (closedReason != null ? ", closed" : "") + "}";
     }
 }

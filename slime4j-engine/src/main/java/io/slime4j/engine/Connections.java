@@ -29,7 +29,9 @@ final class Connections {
     final EngineSettings settings;
     final PeerLinks links;
     final PeerWatch watch;
+    final TransportSelector transports;
     private final List<VerbsDevice> devices;
+    private final VerbsDevice shmDevice;
     private final DispatchGroup dispatch;
     private final BooleanSupplier closed;
     private final Object regionLock = new Object();
@@ -38,12 +40,15 @@ final class Connections {
     private record Region(MemorySegment segment, int access) {
     }
 
+    /** {@code devices}: the network rails; {@code shmDevice}: the shm device, null if none. */
     Connections(String name, long incarnation, EngineSettings settings, List<? extends VerbsDevice> devices,
-                DispatchGroup dispatch, BooleanSupplier closed) {
+                VerbsDevice shmDevice, TransportSelector transports, DispatchGroup dispatch, BooleanSupplier closed) {
         this.name = name;
         this.incarnation = incarnation;
         this.settings = settings;
         this.devices = List.copyOf(devices);
+        this.shmDevice = shmDevice;
+        this.transports = transports;
         this.dispatch = dispatch;
         this.closed = closed;
         this.links = new PeerLinks(name);
@@ -98,11 +103,22 @@ final class Connections {
         }
     }
 
-    /** An endpoint towards {@code peer} on the engine's devices and threads, with every region registered. */
-    RdmaEndpoint openEndpoint(String peer, long peerIncarnation) {
+    /**
+     * An endpoint towards {@code peer} on the devices of {@code transport} (the network rails, or
+     * the one shm device: rails mean nothing within a host) and the engine's threads, with every
+     * region registered.
+     */
+    RdmaEndpoint openEndpoint(String peer, long peerIncarnation, PeerTransport transport) {
         EndpointConfig config = settings.endpointConfig().toBuilder()
                 .name(name + ">" + peer + "#" + Long.toHexString(peerIncarnation)).build();
-        RdmaEndpoint e = RdmaEndpoint.open(devices, config, dispatch);
+        List<VerbsDevice> on = devices;
+        if (transport == PeerTransport.SHM) {
+            if (shmDevice == null) {
+                throw new IllegalStateException("engine " + name + " has no shm device");
+            }
+            on = List.of(shmDevice);
+        }
+        RdmaEndpoint e = RdmaEndpoint.open(on, config, dispatch);
         try {
             synchronized (regionLock) {
                 regions.forEach((n, r) -> e.register(n, r.segment(), r.access()));

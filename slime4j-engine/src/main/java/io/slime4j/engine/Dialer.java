@@ -102,17 +102,24 @@ final class Dialer {
                 directoryErrors.accept(ex);
                 throw new PeerUnavailableException("cannot look up peer " + peer + ": " + ex.getMessage(), ex);
             }
+            PeerTransport transport;
+            try {
+                transport = conns.transports.dial(rec);
+            } catch (IllegalArgumentException ex) {
+                throw new PeerUnavailableException("engine " + conns.name + ": " + ex.getMessage(), ex);
+            }
             while (true) {
                 long t0 = System.nanoTime();
                 channel = Bootstrap.connect(rec.bootstrapHost(), rec.bootstrapPort(), remaining(deadline));
                 long t1 = System.nanoTime();
                 Connection[] built = new Connection[1];
                 long version = conns.regionsVersion();
-                endpoint = conns.openEndpoint(peer, rec.incarnation());
+                endpoint = conns.openEndpoint(peer, rec.incarnation(), transport);
                 long t2 = System.nanoTime();
                 BootstrapMessage reply = channel.exchange(BootstrapMessage.of(endpoint.info(), Map.of("type", "connect",
                         "from", conns.name, "fromIncarnation", Long.toString(conns.incarnation), "to", peer,
-                        "toIncarnation", Long.toString(rec.incarnation()))), remaining(deadline));
+                        "toIncarnation", Long.toString(rec.incarnation()), "transport", transport.text(),
+                        "host", conns.transports.hostText())), remaining(deadline));
                 long t3 = System.nanoTime();
                 if (t3 - t0 > 1_000_000_000L) {
                     LOG.warn("engine {}: slow dial to {}: tcp {} ms, endpoint {} ms, exchange {} ms ({})", conns.name,
@@ -123,7 +130,7 @@ final class Dialer {
                     case "accept" -> {
                         endpoint.connect(reply.info());
                         channel.send(BootstrapMessage.of(Map.of("type", "ready")), remaining(deadline));
-                        built[0] = new Connection(peer, rec.incarnation(), endpoint, channel);
+                        built[0] = new Connection(peer, rec.incarnation(), endpoint, transport, channel);
                         endpoint = null;
                         channel = null;
                         conns.install(link, built[0], version);

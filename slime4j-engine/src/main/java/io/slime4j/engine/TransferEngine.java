@@ -14,18 +14,17 @@ import io.slime4j.engine.directory.Directory;
 import io.slime4j.engine.directory.DirectoryException;
 import io.slime4j.engine.directory.PeerRecord;
 import io.slime4j.soft.ProgressGroup;
-import io.slime4j.soft.SoftConfig;
-import io.slime4j.soft.SoftDevice;
+import io.slime4j.shm.TransportChoice;
 import io.slime4j.verbs.AccessFlags;
 import io.slime4j.verbs.Counter;
-import io.slime4j.verbs.VerbsDevice;
+import io.slime4j.verbs.Counters;
 import io.slime4j.wire.Wire;
 import io.slime4j.wire.udp.UdpConfig;
+import java.util.Optional;
 import io.slime4j.wire.udp.UdpWire;
 import java.lang.foreign.MemorySegment;
 import java.security.SecureRandom;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executors;
@@ -51,7 +50,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The first operation towards a peer looks its record up, dials its bootstrap listener and
  * handshakes (both incarnations are checked, so nothing reaches a stale process); the connection
- * is then shared by every thread. The engine has one device per rail, one progress thread (a
+ * is then shared by every thread. A peer on this host is reached through shared memory (one
+ * {@code ShmDevice} for all of them), others over the network, unless {@link Builder#transport}
+ * says otherwise (docs/ENGINE.md, "Transports"). The engine has one network device per rail, one progress thread (a
  * {@link ProgressGroup}) and one dispatch thread per rail (a {@link DispatchGroup}), plus an accept
  * thread and a heartbeat thread, whatever the number of peers. A peer whose control connection
  * ends (its process died), whose record shows another incarnation, or whose record has not been
@@ -71,7 +72,7 @@ public final class TransferEngine implements AutoCloseable {
     private final boolean ownsWire;
     private final ProgressGroup progress;
     private final DispatchGroup dispatch;
-    private final List<SoftDevice> devices = new ArrayList<>();
+    private final EngineDevices devices;
     private final BootstrapListener listener;
     private final Thread acceptor;
     private final ScheduledExecutorService heartbeat;
@@ -82,7 +83,8 @@ public final class TransferEngine implements AutoCloseable {
     private volatile boolean closed;
     private volatile boolean unpublished;
 
-    private TransferEngine(String name, Directory directory, EngineSettings settings, Wire wire) throws Exception {
+    private TransferEngine(String name, Directory directory, EngineSettings settings, Wire wire,
+                           TransportChoice transport) throws Exception {
         this.name = name;
         long inc;
         do {
@@ -96,27 +98,27 @@ public final class TransferEngine implements AutoCloseable {
         this.progress = settings.progressIdlePark() == null ? ProgressGroup.create("engine-" + name)
                 : ProgressGroup.create("engine-" + name, false, settings.progressIdlePark());
         this.dispatch = DispatchGroup.create("engine-" + name);
+        EngineDevices ds = null;
         try {
-            for (int r = 0; r < settings.rails(); r++) {
-                String address = this.wire instanceof UdpWire ? "udp:" + hostForUrl(settings.bindHost()) + ":0"
-                        : "inproc:" + name + "-" + Long.toHexString(incarnation) + "-" + r;
-                devices.add(SoftDevice.open(this.wire, address, SoftConfig.builder().name(name + "-rail" + r).build(),
-                        progress));
-            }
+            ds = new EngineDevices(name, incarnation, settings, this.wire, progress, transport);
             this.listener = Bootstrap.listen(settings.bindHost(), 0, 512); // many peers dial at once
         } catch (RuntimeException e) {
-            devices.forEach(SoftDevice::close);
+            if (ds != null) {
+                ds.close();
+            }
             dispatch.close();
             if (ownsWire) {
                 this.wire.close();
             }
             throw e;
         }
-        this.conns = new Connections(name, incarnation, settings, devices, dispatch, () -> closed);
+        this.devices = ds;
+        TransportSelector selector = ds.selector;
+        this.conns = new Connections(name, incarnation, settings, ds.rails, ds.shm, selector, dispatch, () -> closed);
         this.beats = new Heartbeat(conns, directory, () -> record);
         this.dialer = new Dialer(conns, directory, beats::noteDirectoryError, this::checkOpen);
         this.record = new PeerRecord(name, incarnation, hostForUrl(settings.bindHost()) + ":" + listener.port(),
-                settings.hostId(), Map.of());
+                settings.hostId(), Map.of(), selector.hostText(), selector.offered());
         this.acceptor = Thread.ofPlatform().daemon().name("slime4j-engine-" + name + "-accept")
                 .unstarted(new Acceptor(conns, listener));
         this.heartbeat = Executors.newSingleThreadScheduledExecutor(r -> Thread.ofPlatform().daemon()
@@ -133,7 +135,7 @@ public final class TransferEngine implements AutoCloseable {
         heartbeat.scheduleWithFixedDelay(beats::beat, every, every, TimeUnit.MILLISECONDS);
     }
 
-    private static String hostForUrl(String host) {
+    static String hostForUrl(String host) {
         return host.contains(":") ? "[" + host + "]" : host;
     }
 
@@ -163,13 +165,13 @@ public final class TransferEngine implements AutoCloseable {
     }
 
     /**
-     * A transport counter of the engine's devices, summed over its rails (e.g. retransmits): every
-     * peer's traffic, since the engine started.
+     * A transport counter of the engine's devices, summed over its rails and its shm device (e.g.
+     * retransmits): every peer's traffic, since the engine started.
      */
     public long counter(Counter counter) {
         long sum = 0;
-        for (SoftDevice d : devices) {
-            sum += d.counters().get(counter);
+        for (Counters c : devices.counters().values()) {
+            sum += c.get(counter);
         }
         return sum;
     }
@@ -177,6 +179,28 @@ public final class TransferEngine implements AutoCloseable {
     /** The names of the peers connected now. */
     public List<String> connectedPeers() {
         return conns.links.connections().stream().map(c -> c.peer).sorted().toList();
+    }
+
+    /**
+     * How the current connection to {@code peer} runs ({@link PeerTransport#SHM} to a same-host
+     * peer unless a setting says otherwise: docs/ENGINE.md, "Transports"); empty when not connected.
+     */
+    public Optional<PeerTransport> transport(String peer) {
+        Connection c = conns.links.connections().stream().filter(x -> x.peer.equals(peer)).findFirst().orElse(null);
+        return c == null ? Optional.empty() : Optional.of(c.transport);
+    }
+
+    /** The transport setting the engine started with. */
+    public TransportChoice transportSetting() {
+        return conns.transports.setting();
+    }
+
+    /**
+     * Every device's counters by device name: the network rails ({@code NAME-railR}), then the shm
+     * device ({@code NAME-shm}) if the engine has one.
+     */
+    public Map<String, Counters> deviceCounters() {
+        return devices.counters();
     }
 
     /** Registers {@code segment} under {@code name} with {@link AccessFlags#ALL}. */
@@ -192,7 +216,7 @@ public final class TransferEngine implements AutoCloseable {
     public void register(String regionName, MemorySegment segment, int accessFlags) {
         checkOpen();
         conns.register(regionName, segment, accessFlags,
-                sizes -> record = new PeerRecord(name, incarnation, record.bootstrap(), record.hostId(), sizes));
+                sizes -> record = record.withRegions(sizes));
         try {
             directory.publish(record, settings.lease());
         } catch (DirectoryException e) {
@@ -290,7 +314,7 @@ public final class TransferEngine implements AutoCloseable {
             c.close("engine " + name + " closed");
         }
         dispatch.close();
-        devices.forEach(VerbsDevice::close);
+        devices.close();
         if (ownsWire) {
             wire.close();
         }
@@ -315,6 +339,7 @@ public final class TransferEngine implements AutoCloseable {
         private String hostId;
         private Wire wire;
         private Duration progressIdlePark;
+        private TransportChoice transport;
 
         private Builder(String name, Directory directory) {
             if (directory == null) {
@@ -376,7 +401,22 @@ public final class TransferEngine implements AutoCloseable {
             return this;
         }
 
-        /** The wire the devices use (default a UDP wire of the engine's own); stays the caller's. */
+        /**
+         * How peers are reached (default {@link TransportChoice#fromEnvironment()}: the setting
+         * {@code slime4j.transport} / {@code SLIME4J_TRANSPORT}, else {@code auto}): {@code auto}
+         * uses shared memory to a peer on this host and the network to others; {@code network} and
+         * {@code shm} force one (docs/ENGINE.md, "Transports").
+         */
+        public Builder transport(TransportChoice v) {
+            transport = v;
+            return this;
+        }
+
+        /**
+         * The wire the network rails use (default a UDP wire of the engine's own); stays the
+         * caller's. It carries only the network transport: same-host peers still connect over shm
+         * unless {@link #transport} is {@code NETWORK}.
+         */
         public Builder wire(Wire v) {
             wire = v;
             return this;
@@ -385,13 +425,15 @@ public final class TransferEngine implements AutoCloseable {
         /**
          * Opens the devices and the listener, publishes the record and starts the threads.
          *
-         * @throws IllegalArgumentException for settings out of range
+         * @throws IllegalArgumentException for settings out of range, a malformed transport setting, or
+         *                                  transport shm forced where it cannot run
          * @throws DirectoryException       if the first publish fails
          */
         public TransferEngine start() {
             try {
                 return new TransferEngine(name, directory, EngineSettings.of(lease, heartbeat, connectTimeout, bindHost,
-                        rails, endpointConfig, hostId, progressIdlePark), wire);
+                        rails, endpointConfig, hostId, progressIdlePark), wire,
+                        transport != null ? transport : TransportChoice.fromEnvironment());
             } catch (RuntimeException e) {
                 throw e;
             } catch (Exception e) {

@@ -25,7 +25,9 @@ import org.junit.jupiter.api.io.TempDir;
  * reads with the threads per process independent of the number of peers; one process SIGKILLed
  * (its records gone and every op towards it failed within the lease) and restarted under the same
  * names (transfers into the new incarnations with no user call); for Redis also the server killed
- * and restarted mid-run (existing connections go on, every record back within one heartbeat).
+ * and restarted mid-run (existing connections go on, every record back within one heartbeat). On
+ * the embedded directory the engines use their default transport (shm: the processes share this
+ * host); on Redis and etcd they are forced to the network, standing in for four hosts.
  */
 @Tag("slow")
 @Timeout(value = 300, unit = TimeUnit.SECONDS)
@@ -47,13 +49,16 @@ class ClusterTest {
         final PrintWriter out;
         final BlockingQueue<String> answers = new LinkedBlockingQueue<>();
         final int threadsAtStart;
+        final String transport;
 
-        Node(int index, String url) throws Exception {
+        Node(int index, String url, String transport) throws Exception {
             this.index = index;
+            this.transport = transport;
             process = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                     "-Xmx512m", "-XX:+UseSerialGC", "--enable-native-access=ALL-UNNAMED",
-                    "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-cp", System.getProperty("java.class.path"),
-                    EngineNode.class.getName(), url, Integer.toString(index), Integer.toString(NODES),
+                    "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+                    "-Dslime4j.transport=" + transport,
+                    "-cp", System.getProperty("java.class.path"), EngineNode.class.getName(), url, Integer.toString(index), Integer.toString(NODES),
                     Integer.toString(PER_NODE), Long.toString(LEASE_MS))
                     .redirectError(ProcessBuilder.Redirect.appendTo(Path.of(System.getProperty("java.io.tmpdir"),
                             "slime4j-cluster-node" + index + ".log").toFile())).start();
@@ -114,6 +119,11 @@ class ClusterTest {
             String r = n.expect("@ROUND", 120);
             assertThat(r).as("node " + n.index).startsWith("@ROUND ok=" + (PER_NODE * peers * 2) + " failed=0 ");
             int threads = Integer.parseInt(r.replaceAll(".*threads=(\\d+).*", "$1"));
+            int shm = Integer.parseInt(r.replaceAll(".*shm=(\\d+).*", "$1"));
+            int connections = Integer.parseInt(r.replaceAll(".*connections=(\\d+).*", "$1"));
+            assertThat(connections).as("connections of node " + n.index).isPositive();
+            assertThat(shm).as("connections of node " + n.index + " over shm (transport " + n.transport + ")")
+                    .isEqualTo(n.transport.equals("network") ? 0 : connections);
             // one dispatch thread per engine starts with its first connection; process-wide ones start lazily
             // (the JVM's virtual-thread poller and unblocker, Lettuce's shared event loops and timer, at
             // most 8 in all); nothing grows per peer (31 peers per engine, 248 connections per process:
@@ -142,11 +152,11 @@ class ClusterTest {
         return dir.list().stream().map(PeerRecord::name).filter(n -> n.startsWith("n" + node + "e")).count();
     }
 
-    private void scenario(String url, ServerProcess redis) throws Exception {
+    private void scenario(String url, ServerProcess redis, String transport) throws Exception {
         List<Node> nodes = new ArrayList<>();
         try (Directory dir = Directories.open(url)) {
             for (int i = 0; i < NODES; i++) {
-                nodes.add(new Node(i, url));
+                nodes.add(new Node(i, url, transport));
             }
             assertThat(dir.list()).hasSize(NODES * PER_NODE);
             round(nodes, 1);
@@ -173,7 +183,7 @@ class ClusterTest {
             }
 
             // restart it under the same names: the others reach the new incarnations by themselves
-            nodes.set(3, new Node(3, url));
+            nodes.set(3, new Node(3, url, transport));
             round(nodes, 2);
 
             if (redis != null) {
@@ -198,20 +208,20 @@ class ClusterTest {
 
     @Test
     void thirtyTwoEnginesInFourProcessesOnTheEmbeddedDirectory() throws Exception {
-        scenario("file:" + folder.resolve("dir"), null);
+        scenario("file:" + folder.resolve("dir"), null, "auto"); // shm between the 4 processes
     }
 
     @Test
     void thirtyTwoEnginesInFourProcessesOnRedis() throws Exception {
         try (ServerProcess redis = ServerProcess.redis()) {
-            scenario(redis.url(), redis);
+            scenario(redis.url(), redis, "network");
         }
     }
 
     @Test
     void thirtyTwoEnginesInFourProcessesOnEtcd() throws Exception {
         try (ServerProcess etcd = ServerProcess.etcd()) {
-            scenario(etcd.url(), null);
+            scenario(etcd.url(), null, "network");
         }
     }
 }

@@ -135,8 +135,11 @@ public final class EngineNode {
                     for (Thread t : ts) {
                         t.join();
                     }
+                    long shm = engines.stream().mapToLong(e -> e.connectedPeers().stream()
+                            .filter(p -> e.transport(p).orElse(null) == PeerTransport.SHM).count()).sum();
                     System.out.println("@ROUND ok=" + ok.get() + " failed=" + failures.size() + " threads="
-                            + platformThreads() + " " + failures.stream().limit(3).toList());
+                            + platformThreads() + " shm=" + shm + " connections="
+                            + engines.stream().mapToLong(e -> e.connectedPeers().size()).sum() + " " + failures.stream().limit(3).toList());
                 }
                 case "VERIFY" -> {
                     int round = Integer.parseInt(c[1]);

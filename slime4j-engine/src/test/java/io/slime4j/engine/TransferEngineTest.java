@@ -8,6 +8,7 @@ import io.slime4j.endpoint.TransferFuture;
 import io.slime4j.endpoint.TransferStatus;
 import io.slime4j.engine.directory.Directory;
 import io.slime4j.engine.directory.FileDirectory;
+import io.slime4j.shm.TransportChoice;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -20,16 +21,27 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Engines in one process on the embedded directory: lazy connections by name, every op, failure handling. */
+/**
+ * Engines in one process on the embedded directory: lazy connections by name, every op, failure
+ * handling — through the shm device (auto, same host); {@link TransferEngineOverNetworkTest} runs
+ * the same over UDP.
+ */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class TransferEngineTest {
     private static final int SIZE = 1 << 16;
     @TempDir
     Path folder;
 
-    private static TransferEngine engine(String name, Directory dir) {
-        return TransferEngine.builder(name, dir).lease(Duration.ofSeconds(3)).connectTimeout(Duration.ofSeconds(3))
-                .start();
+    /** The transport every engine of the test uses: auto (shm, all engines being in this process) here. */
+    TransportChoice transport() {
+        return TransportChoice.AUTO;
+    }
+
+    private TransferEngine engine(String name, Directory dir) {
+        TransferEngine e = TransferEngine.builder(name, dir).lease(Duration.ofSeconds(3))
+                .connectTimeout(Duration.ofSeconds(3)).transport(transport()).start();
+        assertThat(e.transportSetting()).isEqualTo(transport());
+        return e;
     }
 
     private static MemorySegment pattern(Arena arena, int seed) {
@@ -64,6 +76,9 @@ class TransferEngineTest {
             ok(c.write("B", List.of(new Assignment("src", 0, "dst", SIZE, SIZE))));    // C-B
             assertThat(dstB.asSlice(0, SIZE).mismatch(srcA)).isEqualTo(-1);
             assertThat(dstB.asSlice(SIZE, SIZE).mismatch(srcC)).isEqualTo(-1);
+            PeerTransport expected = transport() == TransportChoice.NETWORK ? PeerTransport.NETWORK : PeerTransport.SHM;
+            assertThat(a.transport("B")).contains(expected);
+            assertThat(b.transport("C")).contains(expected);
 
             MemorySegment back = arena.allocate(SIZE);
             a.register("back", back);                                                    // after connecting: pushed to B

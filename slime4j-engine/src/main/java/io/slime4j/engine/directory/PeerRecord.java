@@ -2,14 +2,18 @@ package io.slime4j.engine.directory;
 
 import com.fasterxml.jackson.jr.ob.JSON;
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
 
 /**
  * What an engine publishes about itself: its name, its incarnation (a random number drawn when
  * the engine starts: a restarted process under the same name has another), the TCP address of its
- * bootstrap listener ({@code host:port}), its host id, and its registered regions (name to length).
+ * bootstrap listener ({@code host:port}), its host id, its host identity and transports (which host
+ * and namespaces it runs in, and whether it takes same-host shared-memory connections: see
+ * docs/ENGINE.md, "Transports"), and its registered regions (name to length).
  * Read from a directory it is untrusted input: {@link #fromJson} refuses anything malformed.
  *
  * @param name        the engine's name: 1..128 of {@code A-Z a-z 0-9 . _ -}
@@ -17,10 +21,19 @@ import java.util.regex.Pattern;
  * @param bootstrap   {@code host:port} (IPv6 hosts in brackets)
  * @param hostId      the host the engine runs on (informational)
  * @param regions     region name to length in bytes
+ * @param host        the engine's host identity ({@code BOOTID/PIDNS/MNTNS}, see
+ *                    {@code io.slime4j.shm.HostIdentity}); empty when it does not say (an older engine)
+ * @param transports  the transports it accepts connections on, of {@link #NETWORK} and {@link #SHM};
+ *                    a record written before transports existed reads as {@code [network]}
  */
-public record PeerRecord(String name, long incarnation, String bootstrap, String hostId, Map<String, Long> regions) {
+public record PeerRecord(String name, long incarnation, String bootstrap, String hostId, Map<String, Long> regions,
+                         String host, List<String> transports) {
     /** The record format written and read. */
     public static final int FORMAT = 1;
+    /** The transport over the network (the engine's UDP rails). */
+    public static final String NETWORK = "network";
+    /** The same-host shared-memory transport. */
+    public static final String SHM = "shm";
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._-]{1,128}");
 
     /** Validates. */
@@ -35,6 +48,28 @@ public record PeerRecord(String name, long incarnation, String bootstrap, String
         port(bootstrap);
         hostId = hostId == null ? "" : hostId;
         regions = regions == null ? Map.of() : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(regions));
+        host = host == null ? "" : host;
+        transports = transports == null || transports.isEmpty() ? List.of(NETWORK) : List.copyOf(transports);
+        for (String t : transports) {
+            if (!NETWORK.equals(t) && !SHM.equals(t)) {
+                throw new IllegalArgumentException("record of " + name + ": transports are network and shm, was " + t);
+            }
+        }
+    }
+
+    /** A record that states no host identity and offers only the network (as records written before transports). */
+    public PeerRecord(String name, long incarnation, String bootstrap, String hostId, Map<String, Long> regions) {
+        this(name, incarnation, bootstrap, hostId, regions, "", List.of(NETWORK));
+    }
+
+    /** This record with other regions. */
+    public PeerRecord withRegions(Map<String, Long> newRegions) {
+        return new PeerRecord(name, incarnation, bootstrap, hostId, newRegions, host, transports);
+    }
+
+    /** Whether the engine takes shared-memory connections. */
+    public boolean acceptsShm() {
+        return transports.contains(SHM);
     }
 
     /**
@@ -81,6 +116,8 @@ public record PeerRecord(String name, long incarnation, String bootstrap, String
         o.put("bootstrap", bootstrap);
         o.put("hostId", hostId);
         o.put("regions", regions);
+        o.put("host", host);
+        o.put("transports", transports);
         try {
             return JSON.std.asString(o);
         } catch (IOException e) {
@@ -117,7 +154,24 @@ public record PeerRecord(String name, long incarnation, String bootstrap, String
         if (!(o.get("incarnation") instanceof Number inc) || inc instanceof Double) {
             throw new IllegalArgumentException("peer record: 'incarnation' must be an integer");
         }
-        return new PeerRecord(string(o, "name"), inc.longValue(), string(o, "bootstrap"), string(o, "hostId"), regions);
+        String host = "";
+        if (o.get("host") != null) {
+            host = string(o, "host");
+        }
+        List<String> transports = new ArrayList<>();
+        if (o.get("transports") != null) {
+            if (!(o.get("transports") instanceof List<?> ts)) {
+                throw new IllegalArgumentException("peer record: 'transports' must be an array");
+            }
+            for (Object t : ts) {
+                if (!(t instanceof String ts1)) {
+                    throw new IllegalArgumentException("peer record: 'transports' must hold strings");
+                }
+                transports.add(ts1);
+            }
+        }
+        return new PeerRecord(string(o, "name"), inc.longValue(), string(o, "bootstrap"), string(o, "hostId"), regions,
+                host, transports);
     }
 
     /**
