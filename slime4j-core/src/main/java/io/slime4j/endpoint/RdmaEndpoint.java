@@ -372,60 +372,21 @@ public final class RdmaEndpoint implements AutoCloseable {
 
     // ------------------------------------------------------------------ package-private, for tests
 
-    Stats stats() {
-        return stats;
-    }
+    Stats stats() { return stats; }
+    SlotPool ioPool() { return ioPool; }
+    SlotPool sendPool() { return messages.sendPool(); }
+    SlotPool recvPool() { return messages.recvPool(); }
+    int inFlight() { return tracker.inFlight(); }
+    long completedOps() { return tracker.completedOps(); }
 
-    SlotPool ioPool() {
-        return ioPool;
-    }
-
-    SlotPool sendPool() {
-        return messages.sendPool();
-    }
-
-    SlotPool recvPool() {
-        return messages.recvPool();
-    }
-
-    int inFlight() {
-        return tracker.inFlight();
-    }
-
-    long completedOps() {
-        return tracker.completedOps();
-    }
-
-    Thread dispatchThread() {
-        return dispatchers[0].thread();
-    }
-
+    Thread dispatchThread() { return dispatchers[0].thread(); }
     /** Waits in which a caller took rail 0's completion queue over ({@link Dispatcher#help}). */
-    long helpedWaits() {
-        return dispatchers[0].helpedWaits();
-    }
+    long helpedWaits() { return dispatchers[0].helpedWaits(); }
 
-    Router router() {
-        return router;
-    }
-
-    LaneRecovery laneRecovery() {
-        return lanes;
-    }
-
-    Transport transport() {
-        return transport;
-    }
-
-    int peerImmCredits() {
-        return imm.peerCredits();
-    }
-
-    int queuedImmediates() {
-        return imm.queued();
-    }
-
-    IoSendQueue[] ioSendQueues() {
-        return sendQueues;
-    }
+    Router router() { return router; }
+    LaneRecovery laneRecovery() { return lanes; }
+    Transport transport() { return transport; }
+    int peerImmCredits() { return imm.peerCredits(); }
+    int queuedImmediates() { return imm.queued(); }
+    IoSendQueue[] ioSendQueues() { return sendQueues; }
 }

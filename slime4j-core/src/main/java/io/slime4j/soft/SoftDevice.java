@@ -18,8 +18,6 @@ import org.slf4j.LoggerFactory;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -39,7 +37,6 @@ public final class SoftDevice implements VerbsDevice {
     private static final AtomicInteger NAMES = new AtomicInteger();
     private static final int RECEIVE_BATCH = 256;
     static final int MAX_QPS = 1 << 16;
-    private static final long QUIESCENCE_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(5);
 
     private final String name;
     private final SoftConfig config;
@@ -49,7 +46,7 @@ public final class SoftDevice implements VerbsDevice {
     private final TimerWheel timers;
     private final PacketOutput output;
     private final ProgressAgent agent;
-    private final ConcurrentLinkedQueue<Runnable> commands = new ConcurrentLinkedQueue<>();
+    private final AgentCommands commands;
     private final MemorySegment scratch8 = Arena.ofAuto().allocate(8, 8);
     private final TimerWheel.Handler timeoutHandler =
             (t, now) -> ((SendSegment) t).owner.onTimeout((SendSegment) t, now);
@@ -59,8 +56,6 @@ public final class SoftDevice implements VerbsDevice {
     private int nextQpn = 1;
     private final JmxCounters jmx;
     private volatile boolean closed;
-    /** Set once the agent no longer drives this device (closed, or its agent died): work then runs on the calling thread. */
-    private volatile boolean detached;
 
     private SoftDevice(WirePort port, SoftConfig config, ProgressGroup group) {
         this(port, config, group, true);
@@ -76,9 +71,10 @@ public final class SoftDevice implements VerbsDevice {
         this.output = new PacketOutput(port);
         this.agent = group != null ? group.agent() : new ProgressAgent(name, config.busySpin(), config.maxIdlePark());
         port.onReceivable(agent::wakeup);
+        this.commands = new AgentCommands(name, agent);
         this.jmx = JmxCounters.register(counters, "io.slime4j:type=SoftDevice,name=" + JmxCounters.quote(name));
         if (!driven) {
-            detached = true; // no thread: commands run on their callers, the caller runs the duty cycle
+            commands.detach(); // no thread: commands run on their callers, the caller runs the duty cycle
             return;
         }
         try {
@@ -255,12 +251,12 @@ public final class SoftDevice implements VerbsDevice {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        detached = true;
+        commands.detach();
         // the agent no longer drives this device: this thread is now the only producer of completions
         for (SoftQueuePair qp : queuePairs) {
             qp.enterError();
         }
-        runCommands();
+        commands.runQueued();
         for (SoftQueuePair qp : queuePairs) {
             qp.unregisterJmx();
         }
@@ -315,25 +311,12 @@ public final class SoftDevice implements VerbsDevice {
 
     /** Runs {@code command} on the agent thread (or here, if the agent no longer drives this device). */
     void runOnAgent(Runnable command) {
-        if (detached || !agent.isRunning() || Thread.currentThread() == agent.thread()) {
-            command.run();
-            return;
-        }
-        commands.add(command);
-        agent.wakeup();
+        commands.run(command);
     }
 
-    /**
-     * Returns once every memory access the agent may have begun before this call has ended: waits
-     * for two complete duty cycles (bounded; not needed on the agent thread or once it stopped).
-     */
+    /** Returns once every memory access the agent may have begun before this call has ended (see {@link AgentCommands}). */
     void awaitQuiescence() {
-        if (detached || !agent.isRunning() || Thread.currentThread() == agent.thread()) {
-            return;
-        }
-        if (!agent.awaitCycles(2, QUIESCENCE_TIMEOUT_NANOS)) {
-            LOG.warn("device {}: agent did not complete a cycle within 5 s during deregistration", name);
-        }
+        commands.awaitQuiescence();
     }
 
     /** The receive window this device advertises to each peer, in bytes of packets of {@code packetBytes}. */
@@ -346,9 +329,6 @@ public final class SoftDevice implements VerbsDevice {
         return port.maxPacketSize();
     }
 
-
-
-
     /** The agent is dying of an Error: fail every queue pair so that nothing waits for ever. */
     void onAgentDeath() {
         for (SoftQueuePair qp : queuePairs) {
@@ -358,7 +338,7 @@ public final class SoftDevice implements VerbsDevice {
                 // best effort while the thread dies
             }
         }
-        detached = true; // nothing drives this device any more: commands run on their callers
+        commands.detach(); // nothing drives this device any more: commands run on their callers
     }
 
     boolean isClosed() {
@@ -380,7 +360,7 @@ public final class SoftDevice implements VerbsDevice {
     /** One duty cycle: commands, received packets, timers, then every queue pair. */
     int doWork(long nowNanos) {
         dispatcher.now(nowNanos);
-        int work = runCommands();
+        int work = commands.runQueued();
         work += port.receive(dispatcher, RECEIVE_BATCH);
         work += timers.poll(nowNanos, timeoutHandler);
         for (SoftQueuePair qp : queuePairs) {
@@ -415,16 +395,6 @@ public final class SoftDevice implements VerbsDevice {
             }
         }
         return true;
-    }
-
-    private int runCommands() {
-        int n = 0;
-        Runnable c;
-        while ((c = commands.poll()) != null) {
-            c.run();
-            n++;
-        }
-        return n;
     }
 
     @Override
