@@ -21,12 +21,18 @@ final class Results {
     private final List<String> notes = new ArrayList<>();
     private final List<String> columns = new ArrayList<>();
 
-    /** Columns in table order: the systems, and after slime4j and shm their write-with-imm variants. */
+    /**
+     * Columns in table order: the systems, after slime4j and shm their write-with-imm variants, after
+     * memcpy the same copies over the transfers' working set ({@link Memcpy}).
+     */
     Results(List<String> systems) {
         for (String s : systems) {
             columns.add(s);
             if (s.equals("slime4j") || s.equals("shm")) {
                 columns.add(s + "@imm");
+            }
+            if (s.equals("memcpy")) {
+                columns.add("memcpy@window");
             }
         }
     }
@@ -95,6 +101,7 @@ final class Results {
             case "tcp" -> "NIO TCP";
             case "udp" -> "NIO UDP (raw)";
             case "memcpy" -> "memcpy";
+            case "memcpy@window" -> "memcpy, same working set";
             default -> column;
         };
     }

@@ -54,11 +54,13 @@ class ResultsTest {
         Results r = new Results(List.of("slime4j", "shm", "memcpy"));
         r.put("shm", "bwread.1048576", 4000);
         r.put("memcpy", "bwread.1048576", 8000);
+        r.put("memcpy@window", "bwread.1048576", 5000);
         r.put("shm@imm", "rate.32", 30_000);
         String md = r.markdown(options);
-        assertThat(md).contains("| slime4j | slime4j write-with-imm | slime4j shm (same host) | slime4j shm write-with-imm | memcpy |");
-        assertThat(md).contains("| 1 MiB one-sided read | MB/s | — | — | 4000 | — | 8000 |");
-        assertThat(md).contains("| 32 B message rate | k msg/s | — | — | — | 30.0 | — |");
+        assertThat(md).contains("| slime4j | slime4j write-with-imm | slime4j shm (same host) | slime4j shm write-with-imm"
+                + " | memcpy | memcpy, same working set |");
+        assertThat(md).contains("| 1 MiB one-sided read | MB/s | — | — | 4000 | — | 8000 | 5000 |");
+        assertThat(md).contains("| 32 B message rate | k msg/s | — | — | — | 30.0 | — | — |");
     }
 
     @Test

@@ -17,6 +17,9 @@ final class PeerMemory {
     private final PeerDevice peer;
     private final PeerMappings mappings;
     private final Runnable progress;
+    /** The peer file mapped last (inode and whole mapping): most requests name the same one, no lookup. */
+    private long lastInode = -1;
+    private MemorySegment lastFile;
 
     PeerMemory(PeerDevice peer, PeerMappings mappings, Runnable progress) {
         this.peer = peer;
@@ -95,10 +98,15 @@ final class PeerMemory {
         long base = entry.get(java.lang.foreign.ValueLayout.JAVA_LONG, sge + Layout.S_OFFSET)
                 + (addr - entry.get(java.lang.foreign.ValueLayout.JAVA_LONG, sge + Layout.S_ADDR));
         try {
-            int mapped = mappings.size();
-            MemorySegment file = mappings.map(peer.pid, fd, inode);
-            if (mappings.size() != mapped) {
-                progress.run(); // mapping a large file took a while: that was work, not silence
+            MemorySegment file = lastFile;
+            if (inode != lastInode || file == null) {
+                int mapped = mappings.size();
+                file = mappings.map(peer.pid, fd, inode);
+                if (mappings.size() != mapped) {
+                    progress.run(); // mapping a large file took a while: that was work, not silence
+                }
+                lastInode = inode;
+                lastFile = file; // mappings live until the device closes, after its agent stopped
             }
             return file.asSlice(base, len);
         } catch (ShmException | IndexOutOfBoundsException e) {

@@ -73,6 +73,8 @@ final class Requester {
             return 0;
         }
         long start = published;
+        long packets = 0;
+        long bytes = 0;
         while (published < posted) {
             Wqe w = qp.sendWqe(published);
             WcStatus bad = take(w);
@@ -82,11 +84,13 @@ final class Requester {
                 break;
             }
             write(file.entry(published), w);
-            counters.add(Counter.PACKETS_SENT, Math.max(1, (w.length + config.mtu() - 1) / config.mtu()));
-            counters.add(Counter.BYTES_SENT, w.length + Layout.E_SGES);
+            packets += Math.max(1, (w.length + config.mtu() - 1) / config.mtu());
+            bytes += w.length + Layout.E_SGES;
             published++;
         }
         if (published > start) {
+            counters.add(Counter.PACKETS_SENT, packets); // once per batch: every add is an atomic update
+            counters.add(Counter.BYTES_SENT, bytes);
             if (start == completed) {
                 lastProgressAt = System.nanoTime();
             }

@@ -12,7 +12,10 @@ final class ShmCounters implements Counters {
 
     private static final int SIZE = java.util.Arrays.stream(COUNTERS).mapToInt(Counter::id).max().orElse(0) + 1;
 
-    private final AtomicLongArray values = new AtomicLongArray(SIZE);
+    /** Each counter on its own cache line: the agent and posting or polling threads count different ones. */
+    private static final int STRIDE = 8;
+
+    private final AtomicLongArray values = new AtomicLongArray(SIZE * STRIDE);
     private final ShmCounters parent;
 
     ShmCounters(ShmCounters parent) {
@@ -24,7 +27,7 @@ final class ShmCounters implements Counters {
     }
 
     void add(Counter c, long delta) {
-        values.getAndAdd(c.id(), delta);
+        values.getAndAdd(c.id() * STRIDE, delta);
         if (parent != null) {
             parent.add(c, delta);
         }
@@ -32,14 +35,14 @@ final class ShmCounters implements Counters {
 
     @Override
     public long get(Counter counter) {
-        return values.get(counter.id());
+        return values.get(counter.id() * STRIDE);
     }
 
     @Override
     public Map<Counter, Long> snapshot() {
         Map<Counter, Long> map = new EnumMap<>(Counter.class);
         for (Counter c : COUNTERS) {
-            map.put(c, values.get(c.id()));
+            map.put(c, values.get(c.id() * STRIDE));
         }
         return map;
     }
@@ -48,7 +51,7 @@ final class ShmCounters implements Counters {
     public String toString() {
         StringBuilder sb = new StringBuilder("{");
         for (Counter c : COUNTERS) {
-            long v = values.get(c.id());
+            long v = values.get(c.id() * STRIDE);
             if (v != 0) {
                 sb.append(sb.length() > 1 ? ", " : "").append(c.name()).append('=').append(v);
             }

@@ -238,6 +238,7 @@ public final class ShmDevice implements VerbsDevice {
         long spinNanos = config.spin().toNanos();
         long maxSleep = config.maxSleep().toNanos();
         long idleSince = System.nanoTime();
+        int idleSpins = 0;
         while (!closed) {
             int seen = Doorbell.value(file);
             long now = System.nanoTime();
@@ -260,7 +261,13 @@ public final class ShmDevice implements VerbsDevice {
                 continue;
             }
             if (config.busyPoll() || now - idleSince < spinNanos) {
-                Thread.onSpinWait();
+                // an idle spin yields now and then: on a machine with fewer cores than runnable threads
+                // the thread that feeds this agent (a poster, the peer's agent) must get a core
+                if (++idleSpins % 64 == 0) {
+                    Thread.yield();
+                } else {
+                    Thread.onSpinWait();
+                }
                 continue;
             }
             // Requests outstanding: timers and peer liveness need a short bound; otherwise sleep long.

@@ -48,6 +48,9 @@ final class ShmNative {
     /** futex without errno capture: the hot path allocates nothing (a failed wait is a spurious wake-up). */
     private static MethodHandle futex;
     private static final ThreadLocal<MemorySegment> TIMESPEC = ThreadLocal.withInitial(() -> Arena.global().allocate(16, 8));
+    /** Per thread (the agents): the call state and a pollfd for {@link #exited}, never freed. */
+    private static final ThreadLocal<MemorySegment> POLL_STATE = ThreadLocal.withInitial(
+            () -> Arena.global().allocate((CALL_STATE.byteSize() + 7 & ~7L) + 8, 8));
     /** Per thread: errno capture and two iovecs for process_vm_*, so the copy path allocates nothing. */
     private static final ThreadLocal<MemorySegment> CROSS_STATE = ThreadLocal.withInitial(
             () -> Arena.global().allocate((CALL_STATE.byteSize() + 7 & ~7L) + 32, 8));
@@ -260,11 +263,13 @@ final class ShmNative {
 
     /** Whether the process behind a pidfd has exited (poll with a zero timeout). */
     static boolean exited(int pidfd) {
-        try (Arena a = Arena.ofConfined()) {
-            MemorySegment pfd = a.allocate(8, 4);
+        MemorySegment st = POLL_STATE.get(); // allocation-free: the agent asks every millisecond while busy
+        MemorySegment pfd = st.asSlice(CALL_STATE.byteSize() + 7 & ~7L, 8);
+        try {
             pfd.set(ValueLayout.JAVA_INT, 0, pidfd);
             pfd.set(ValueLayout.JAVA_SHORT, 4, (short) 1); // POLLIN
-            int r = (int) poll.invokeExact(a.allocate(CALL_STATE), pfd, 1L, 0);
+            pfd.set(ValueLayout.JAVA_SHORT, 6, (short) 0);
+            int r = (int) poll.invokeExact(st, pfd, 1L, 0);
             return r > 0 && (pfd.get(ValueLayout.JAVA_SHORT, 6) & 1) != 0;
         } catch (Throwable t) {
             throw new ShmException("poll failed", t);
