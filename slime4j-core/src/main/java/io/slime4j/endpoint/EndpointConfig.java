@@ -57,7 +57,15 @@ import org.slf4j.LoggerFactory;
  *                           From a peer's death to the endpoint's failure: at most
  *                           {@link #detectionBound()}. A peer paused longer than that (a long GC
  *                           pause, a stopped process) is taken for dead
- *
+ * @param keepaliveDeadline  the keepalive probe's own deadline, opt-in (default zero: off;
+ *                           otherwise 10 ms..1 h, and {@code keepalive} must be on): a probe
+ *                           unanswered this long after it went out, with nothing else completed on
+ *                           rail 0 meanwhile, fails the endpoint without waiting for its retry
+ *                           budget (12.7 s by default), so that a dead peer is noticed sooner idle
+ *                           or busy ({@link #detectionBound()} 6.2 s with 4 s and the other
+ *                           defaults, rather than 14.8 s). The trade-off: a live peer silent for
+ *                           {@code keepalive} plus this long (a long GC pause, a process starved on
+ *                           an overloaded host) is taken for dead, for good; hence off by default
  * <p>Values from system properties and environment variables are clamped into their range, with a
  * warning in the log; values given in code must be in range or the build throws.
  */
@@ -69,7 +77,7 @@ public record EndpointConfig(String name, int qps, int ioSlots, int requestsPerS
                              // selective signaling (issue 6)
                              int signalEvery,
                              // liveness (issue 15, item 2)
-                             Duration keepalive) {
+                             Duration keepalive, Duration keepaliveDeadline) {
 
     /** Default of {@link #signalEvery()}, chosen by measurement (docs/PERFORMANCE.md, "Selective signaling"). */
     public static final int DEFAULT_SIGNAL_EVERY = 16;
@@ -116,6 +124,15 @@ public record EndpointConfig(String name, int qps, int ioSlots, int requestsPerS
                 || (!keepalive.isZero() && (keepalive.toMillis() < 10 || keepalive.toSeconds() > 3600))) {
             throw new IllegalArgumentException("keepalive must be zero (off) or in 10 ms..1 h, was " + keepalive);
         }
+        if (keepaliveDeadline == null || keepaliveDeadline.isNegative() || (!keepaliveDeadline.isZero()
+                && (keepaliveDeadline.toMillis() < 10 || keepaliveDeadline.toSeconds() > 3600))) {
+            throw new IllegalArgumentException("keepaliveDeadline must be zero (off) or in 10 ms..1 h, was "
+                    + keepaliveDeadline);
+        }
+        if (!keepaliveDeadline.isZero() && keepalive.isZero()) {
+            throw new IllegalArgumentException("keepaliveDeadline (" + keepaliveDeadline
+                    + ") is the keepalive probe's deadline and needs keepalive on, but keepalive is zero (off)");
+        }
         // the ranges above keep completionQueueCapacity(...) below 2^24 (at most about 8.5 million)
     }
 
@@ -128,13 +145,21 @@ public record EndpointConfig(String name, int qps, int ioSlots, int requestsPerS
      * How long after a peer stops answering (killed, unplugged) this endpoint fails at most:
      * {@link #keepalive()} (the idle time before a probe goes out) plus {@link #pollTimeout()} (how
      * often the dispatcher looks) plus {@link #retryBudget(QpConfig)} of {@link #qpTemplate()} (how
-     * long the probe, or any request in flight, is retried). Under traffic the failure comes sooner,
-     * within the retry budget. It assumes round trips well below the ACK timeout (the engine
-     * stretches its timeout to the measured round trip); without a keepalive an idle connection is
-     * never checked, and this bounds only requests in flight.
+     * long the probe, or any request in flight, is retried) — 14.8 s with the defaults. Under
+     * traffic the failure comes sooner, within the retry budget. With a
+     * {@link #keepaliveDeadline()}, the shorter of the retry budget and the deadline plus a poll
+     * timeout, idle or busy ({@code keepalive + pollTimeout + keepaliveDeadline + pollTimeout} =
+     * 6.2 s with a 4 s deadline and the other defaults). It assumes round trips well below the ACK
+     * timeout (the engine stretches its timeout to the measured round trip); without a keepalive an
+     * idle connection is never checked, and this bounds only requests in flight.
      */
     public Duration detectionBound() {
-        return keepalive.plus(pollTimeout).plus(retryBudget(qpTemplate));
+        Duration retries = retryBudget(qpTemplate);
+        if (keepaliveDeadline.isZero()) {
+            return keepalive.plus(pollTimeout).plus(retries);
+        }
+        Duration deadline = keepaliveDeadline.plus(pollTimeout);
+        return keepalive.plus(pollTimeout).plus(retries.compareTo(deadline) < 0 ? retries : deadline);
     }
 
     /**
@@ -196,7 +221,7 @@ public record EndpointConfig(String name, int qps, int ioSlots, int requestsPerS
                 .sendQueueDepth(sendQueueDepth).slotTimeout(slotTimeout).pollTimeout(pollTimeout)
                 .qpTemplate(qpTemplate).completionExecutor(completionExecutor)
                 .selector(selector).stripeMinBytes(stripeMinBytes)
-                .signalEvery(signalEvery).keepalive(keepalive);
+                .signalEvery(signalEvery).keepalive(keepalive).keepaliveDeadline(keepaliveDeadline);
     }
 
     /** Builds an {@link EndpointConfig}; defaults in the field initialisers. */
@@ -219,6 +244,7 @@ public record EndpointConfig(String name, int qps, int ioSlots, int requestsPerS
         private int signalEvery = DEFAULT_SIGNAL_EVERY;
         // liveness (issue 15, item 2)
         private Duration keepalive = Duration.ofMillis(DEFAULT_KEEPALIVE_MILLIS);
+        private Duration keepaliveDeadline = Duration.ZERO;
 
         /** Sets {@link EndpointConfig#name()}. */
         public Builder name(String v) { name = v; return this; }
@@ -248,6 +274,8 @@ public record EndpointConfig(String name, int qps, int ioSlots, int requestsPerS
         public Builder signalEvery(int v) { signalEvery = v; return this; }
         /** Sets {@link EndpointConfig#keepalive()}; {@link Duration#ZERO} turns it off. */
         public Builder keepalive(Duration v) { keepalive = v; return this; }
+        /** Sets {@link EndpointConfig#keepaliveDeadline()}; {@link Duration#ZERO} (the default) turns it off. */
+        public Builder keepaliveDeadline(Duration v) { keepaliveDeadline = v; return this; }
 
         // routing (issue 5)
         /** Sets {@link EndpointConfig#selector()}: a custom selector's factory, or null for the default. */
@@ -281,8 +309,8 @@ public record EndpointConfig(String name, int qps, int ioSlots, int requestsPerS
             if ((v = get.apply("messageSlots")) != null) messageSlots = parse("messageSlots", v);
             if ((v = get.apply("immWindow")) != null) immWindow = parse("immWindow", v);
             if ((v = get.apply("sendQueueDepth")) != null) sendQueueDepth = parse("sendQueueDepth", v);
-            if ((v = get.apply("slotTimeout")) != null) slotTimeout = Duration.parse(v);
-            if ((v = get.apply("pollTimeout")) != null) pollTimeout = Duration.parse(v);
+            if ((v = get.apply("slotTimeout")) != null) slotTimeout = duration("slotTimeout", v);
+            if ((v = get.apply("pollTimeout")) != null) pollTimeout = duration("pollTimeout", v);
             // routing (issue 5)
             if ((v = get.apply("selector")) != null) selector(v);
             if ((v = get.apply("stripeMinBytes")) != null) {
@@ -291,7 +319,8 @@ public record EndpointConfig(String name, int qps, int ioSlots, int requestsPerS
             if ((v = get.apply("signalEvery")) != null) {
                 signalEvery = clamp("signalEvery", parse("signalEvery", v), 1, QpConfig.MAX_DEPTH);
             }
-            if ((v = get.apply("keepalive")) != null) keepalive = Duration.parse(v.trim());
+            if ((v = get.apply("keepalive")) != null) keepalive = duration("keepalive", v);
+            if ((v = get.apply("keepaliveDeadline")) != null) keepaliveDeadline = duration("keepaliveDeadline", v);
             return this;
         }
 
@@ -303,6 +332,14 @@ public record EndpointConfig(String name, int qps, int ioSlots, int requestsPerS
                         "endpoint setting {} = {} is outside {}..{}; clamped to {}", what, v, min, max, c);
             }
             return c;
+        }
+
+        private static Duration duration(String what, String v) {
+            try {
+                return Duration.parse(v.trim());
+            } catch (java.time.format.DateTimeParseException e) {
+                throw new IllegalArgumentException(what + " must be an ISO-8601 duration such as PT4S, was '" + v + "'", e);
+            }
         }
 
         private static int parse(String what, String v) {
@@ -318,7 +355,7 @@ public record EndpointConfig(String name, int qps, int ioSlots, int requestsPerS
             return new EndpointConfig(name, qps, ioSlots, requestsPerSlot, maxRequestBytes, messageSlots, immWindow,
                     sendQueueDepth, slotTimeout, pollTimeout, qpTemplate, completionExecutor,
                     selector, stripeMinBytes,
-                    signalEvery, keepalive);
+                    signalEvery, keepalive, keepaliveDeadline);
         }
     }
 
@@ -331,7 +368,7 @@ public record EndpointConfig(String name, int qps, int ioSlots, int requestsPerS
         Map<String, String> m = new java.util.LinkedHashMap<>();
         for (String key : new String[] {"name", "qps", "ioSlots", "requestsPerSlot", "maxRequestBytes", "messageSlots",
                 "immWindow", "sendQueueDepth", "slotTimeout", "pollTimeout", "selector", "stripeMinBytes", "signalEvery",
-                "keepalive"}) {
+                "keepalive", "keepaliveDeadline"}) {
             m.put("slime4j.endpoint." + key, "SLIME4J_ENDPOINT_" + key.replaceAll("([A-Z])", "_$1").toUpperCase());
         }
         return java.util.Collections.unmodifiableMap(m);

@@ -87,7 +87,8 @@ final class EndpointWiring {
         this.cancels = new CancelNotices(lifecycle, transport, messages.recvPool(), releaser, anomalies);
         EndpointFailure failure = new EndpointFailure(lifecycle, tracker, imm, messages, ioPool, sendQueues, transport);
         failed[0] = failure;
-        this.keepalive = new Keepalive(name, config.keepalive().toNanos(), System.nanoTime(),
+        this.keepalive = new Keepalive(name, config.keepalive().toNanos(),
+                config.keepaliveDeadline().toNanos(), System.nanoTime(),
                 () -> lifecycle.isConnected() && !lifecycle.isEnding(), transport::probe, (status, why) -> {
                     if (!lifecycle.isClosing()) {
                         failure.fail(status, why);

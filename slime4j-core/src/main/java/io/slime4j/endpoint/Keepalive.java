@@ -17,6 +17,14 @@ import java.util.function.LongConsumer;
  * probe is outstanding, and none is sent while completions keep arriving, so a busy connection
  * carries no probes at all (its own requests' retries detect a dead peer).
  *
+ * <p>Optionally ({@link EndpointConfig#keepaliveDeadline()}, off by default) a probe also has a
+ * deadline of its own: that long after it went out (or after the rail's last completion, if later)
+ * with neither its acknowledgement nor any other completion, the endpoint fails without waiting for
+ * the probe's retry budget (12.7 s with the default seven retries). This bounds detection under
+ * traffic too: after a peer's death its rail goes quiet, a probe goes out an interval later and
+ * fails at its deadline. The price: a live peer silent that long (a long GC pause, a starved
+ * process) is taken for dead, which is why it is off unless asked for.
+ *
  * <p>Times are arguments ({@link #tick}, {@link #traffic}), so a test drives it with its own clock.
  * Thread-safe: {@link #tick} runs on rail 0's dispatch thread, {@link #traffic} and
  * {@link #onCompletion} on whoever handles that rail's completions.
@@ -24,23 +32,28 @@ import java.util.function.LongConsumer;
 final class Keepalive {
     private final String endpoint;
     private final long intervalNanos;
+    private final long deadlineNanos;
     private final BooleanSupplier mayProbe;
     private final LongConsumer post;
     private final BiConsumer<WcStatus, String> fail;
     private final AtomicBoolean outstanding = new AtomicBoolean();
+    private final AtomicBoolean expired = new AtomicBoolean();
     private final LongAdder probes = new LongAdder();
     private volatile long lastTraffic;
 
     /**
      * @param intervalNanos idle time before a probe, 0 for none
+     * @param deadlineNanos how long a probe may go unanswered, with no other completion on the rail,
+     *                      before the endpoint fails; 0 for no deadline (only its retries fail it)
      * @param mayProbe      whether a probe may go out now (connected, neither failed nor closing)
      * @param post          posts a probe with the given wrId; throws if it cannot
      * @param fail          fails the endpoint with a status and a reason
      */
-    Keepalive(String endpoint, long intervalNanos, long now, BooleanSupplier mayProbe, LongConsumer post,
-              BiConsumer<WcStatus, String> fail) {
+    Keepalive(String endpoint, long intervalNanos, long deadlineNanos, long now, BooleanSupplier mayProbe,
+              LongConsumer post, BiConsumer<WcStatus, String> fail) {
         this.endpoint = endpoint;
         this.intervalNanos = intervalNanos;
+        this.deadlineNanos = deadlineNanos;
         this.mayProbe = mayProbe;
         this.post = post;
         this.fail = fail;
@@ -57,13 +70,24 @@ final class Keepalive {
         lastTraffic = now;
     }
 
-    /** Sends a probe if the rail has been idle for the interval and none is outstanding; whether it did. */
+    /**
+     * Sends a probe if the rail has been idle for the interval and none is outstanding; whether it
+     * did. With a deadline, fails the endpoint (once) when the outstanding probe has gone unanswered,
+     * and nothing else completed on the rail, for that long.
+     */
     boolean tick(long now) {
         if (intervalNanos == 0) {
             return false;
         }
         if (!mayProbe.getAsBoolean()) {
             lastTraffic = now; // not connected yet: the idle time counts from when probing may begin
+            return false;
+        }
+        if (deadlineNanos > 0 && outstanding.get() && now - lastTraffic >= deadlineNanos
+                && expired.compareAndSet(false, true)) {
+            fail.accept(WcStatus.RETRY_EXC_ERR, "the keepalive probe on the meta queue pair was not acknowledged within "
+                    + deadlineNanos / 1_000_000 + " ms (keepaliveDeadline), nor anything else completed on rail 0"
+                    + " (the peer stopped answering)");
             return false;
         }
         if (now - lastTraffic < intervalNanos || !outstanding.compareAndSet(false, true)) {

@@ -120,4 +120,47 @@ class EndpointConfigTest {
         assertThat(EndpointConfig.retryBudget(EndpointConfig.defaults().qpTemplate())).isEqualTo(Duration.ofMillis(12_700));
         assertThat(EndpointConfig.defaults().detectionBound()).isEqualTo(Duration.ofMillis(2000 + 100 + 12_700));
     }
+
+    @Test
+    void theKeepaliveDeadlineIsOffByDefault_isSetByCodeOrEnvironment_andIsValidated() {
+        assertThat(EndpointConfig.defaults().keepaliveDeadline()).isZero();
+        assertThat(EndpointConfig.builder().keepaliveDeadline(Duration.ofSeconds(4)).build().keepaliveDeadline())
+                .isEqualTo(Duration.ofSeconds(4));
+        assertThat(EndpointConfig.builder().keepaliveDeadline(Duration.ofSeconds(4)).build().toBuilder().build()
+                .keepaliveDeadline()).as("kept by toBuilder").isEqualTo(Duration.ofSeconds(4));
+        assertThat(EndpointConfig.builder().apply(k -> null, Map.of("SLIME4J_ENDPOINT_KEEPALIVE_DEADLINE", "PT3S")).build()
+                .keepaliveDeadline()).isEqualTo(Duration.ofSeconds(3));
+        assertThat(EndpointConfig.builder().apply(k -> k.equals("slime4j.endpoint.keepaliveDeadline") ? " PT6S " : null,
+                Map.of()).build().keepaliveDeadline()).isEqualTo(Duration.ofSeconds(6));
+        assertThatThrownBy(() -> EndpointConfig.builder().keepaliveDeadline(Duration.ofMillis(5)).build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("keepaliveDeadline must be zero (off) or in 10 ms..1 h, was PT0.005S");
+        assertThatThrownBy(() -> EndpointConfig.builder().keepaliveDeadline(Duration.ofHours(2)).build())
+                .hasMessageContaining("keepaliveDeadline must be zero (off) or in 10 ms..1 h");
+        assertThatThrownBy(() -> EndpointConfig.builder().keepaliveDeadline(Duration.ofSeconds(-1)).build())
+                .hasMessageContaining("keepaliveDeadline must be zero (off)");
+        assertThatThrownBy(() -> EndpointConfig.builder().keepaliveDeadline(null).build())
+                .hasMessageContaining("keepaliveDeadline must be zero (off)");
+        assertThatThrownBy(() -> EndpointConfig.builder().keepalive(Duration.ZERO).keepaliveDeadline(Duration.ofSeconds(4))
+                .build()).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("keepaliveDeadline (PT4S)").hasMessageContaining("needs keepalive on");
+        assertThatThrownBy(() -> EndpointConfig.builder()
+                .apply(k -> null, Map.of("SLIME4J_ENDPOINT_KEEPALIVE_DEADLINE", "4s")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("keepaliveDeadline must be an ISO-8601 duration such as PT4S, was '4s'");
+    }
+
+    @Test
+    void withAKeepaliveDeadlineTheBoundTakesTheShorterOfTheRetryBudgetAndTheDeadline() {
+        EndpointConfig on = EndpointConfig.builder().keepaliveDeadline(Duration.ofSeconds(4)).build();
+        // keepalive + poll + (deadline + poll): 6.2 s instead of 14.8 s
+        assertThat(on.detectionBound()).isEqualTo(Duration.ofMillis(2000 + 100 + 4000 + 100));
+        assertThat(EndpointConfig.builder().keepaliveDeadline(Duration.ofSeconds(20)).build().detectionBound())
+                .as("a deadline longer than the retry budget: the retries come first")
+                .isEqualTo(Duration.ofMillis(2000 + 100 + 12_700));
+        assertThat(EndpointConfig.builder().keepaliveDeadline(Duration.ZERO).build().detectionBound())
+                .as("off: as without it").isEqualTo(EndpointConfig.defaults().detectionBound());
+        assertThat(EndpointConfig.builder().keepalive(Duration.ZERO).build().detectionBound())
+                .as("no keepalive, no deadline: the retry budget and a poll").isEqualTo(Duration.ofMillis(100 + 12_700));
+    }
 }

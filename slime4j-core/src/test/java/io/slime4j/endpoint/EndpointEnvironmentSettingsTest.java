@@ -12,7 +12,7 @@ class EndpointEnvironmentSettingsTest {
     @Test
     void everyListedSettingIsReadFromItsPropertyAndItsVariableAndNamesARecordComponent() throws Exception {
         Map<String, String> settings = EndpointConfig.environmentSettings();
-        assertThat(settings).containsEntry("slime4j.endpoint.ioSlots", "SLIME4J_ENDPOINT_IO_SLOTS").hasSize(14);
+        assertThat(settings).containsEntry("slime4j.endpoint.ioSlots", "SLIME4J_ENDPOINT_IO_SLOTS").hasSize(15);
         EndpointConfig defaults = EndpointConfig.defaults();
         for (Map.Entry<String, String> e : settings.entrySet()) {
             String component = e.getKey().substring(e.getKey().lastIndexOf('.') + 1);
@@ -32,7 +32,7 @@ class EndpointEnvironmentSettingsTest {
     private static Object other(Object value) {
         return switch (value) {
             case Integer i -> i == 1 ? 2 : i - 1;
-            case Duration d -> d.plusMillis(1);
+            case Duration d -> d.isZero() ? Duration.ofSeconds(4) : d.plusMillis(1); // zero: an opt-in that is off
             case String s -> s + "x";
             default -> throw new AssertionError("unexpected setting type " + value);
         };

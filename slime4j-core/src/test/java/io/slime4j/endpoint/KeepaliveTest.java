@@ -17,7 +17,11 @@ class KeepaliveTest {
     private final AtomicBoolean connected = new AtomicBoolean(true);
 
     private Keepalive keepalive(long interval) {
-        return new Keepalive("test", interval, 0, connected::get, posted::add,
+        return keepalive(interval, 0);
+    }
+
+    private Keepalive keepalive(long interval, long deadline) {
+        return new Keepalive("test", interval, deadline, 0, connected::get, posted::add,
                 (status, why) -> failures.add(status + ": " + why));
     }
 
@@ -93,11 +97,60 @@ class KeepaliveTest {
 
     @Test
     void aProbeTheQueuePairRefusesIsNotCountedAsOutstanding() {
-        Keepalive k = new Keepalive("test", SECOND, 0, () -> true, id -> {
+        Keepalive k = new Keepalive("test", SECOND, 0, 0, () -> true, id -> {
             throw new IllegalStateException("queue pair in ERR");
         }, (s, w) -> failures.add(w));
         assertThat(k.tick(SECOND)).isFalse();
         assertThat(k.isProbing()).isFalse();
+        assertThat(failures).isEmpty();
+    }
+
+    @Test
+    void withoutADeadline_anUnansweredProbeFailsNothingUntilItsRetriesRunOut() {
+        Keepalive k = keepalive(2 * SECOND);
+        assertThat(k.tick(2 * SECOND)).isTrue();
+        k.tick(6 * SECOND); // where a 4 s deadline would have struck
+        k.tick(14 * SECOND);
+        assertThat(failures).as("the default: only the probe's retry budget fails it").isEmpty();
+        assertThat(k.isProbing()).isTrue();
+    }
+
+    @Test
+    void withADeadline_aProbeUnansweredThatLongFailsTheEndpointOnce_withoutWaitingForItsRetries() {
+        Keepalive k = keepalive(2 * SECOND, 4 * SECOND);
+        assertThat(k.tick(2 * SECOND)).isTrue(); // the probe goes out
+        k.tick(6 * SECOND - 1);
+        assertThat(failures).as("before the deadline").isEmpty();
+        k.tick(6 * SECOND);
+        assertThat(failures).singleElement().asString().startsWith("RETRY_EXC_ERR")
+                .contains("keepalive probe on the meta queue pair was not acknowledged within 4000 ms (keepaliveDeadline)",
+                        "the peer stopped answering");
+        k.tick(20 * SECOND);
+        assertThat(failures).as("once").hasSize(1);
+    }
+
+    @Test
+    void withADeadline_otherCompletionsOrTheProbesAnswerKeepTheDeadlineAway() {
+        Keepalive k = keepalive(2 * SECOND, 4 * SECOND);
+        k.tick(2 * SECOND);
+        k.traffic(5 * SECOND); // the peer answers something else: the probe may be queued behind it
+        k.tick(8 * SECOND);
+        assertThat(failures).as("4 s counts from the last completion").isEmpty();
+        k.tick(9 * SECOND);
+        assertThat(failures).as("4 s after the last completion").hasSize(1);
+    }
+
+    @Test
+    void withADeadline_anAnsweredProbeLeavesNoLateDeadlineBehind() {
+        Keepalive k = keepalive(2 * SECOND, 4 * SECOND);
+        k.tick(2 * SECOND);
+        k.onCompletion(WcStatus.SUCCESS, 3);
+        k.traffic(3 * SECOND);
+        assertThat(k.tick(5 * SECOND)).as("the next probe, an interval after the answer").isTrue();
+        k.onCompletion(WcStatus.SUCCESS, 3);
+        k.traffic(5 * SECOND);
+        k.tick(30 * SECOND);
+        assertThat(k.probes()).isEqualTo(3);
         assertThat(failures).isEmpty();
     }
 }

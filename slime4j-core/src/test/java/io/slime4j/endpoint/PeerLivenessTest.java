@@ -18,22 +18,53 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Issue 15, item 2, between two processes with the default settings: the peer is killed (SIGKILL)
- * and every op this endpoint holds completes FAILED within {@link EndpointConfig#detectionBound()}
- * plus one second of the kill — on an idle connection (only a recv, an immRecv and an unmatched
- * send outstanding: nothing but the keepalive probe can notice) and under traffic (writes in
- * flight). A live idle peer answers the probes and the endpoint stays usable.
+ * Issue 15, item 2, between two processes, with the default settings and with the opt-in
+ * {@link EndpointConfig#keepaliveDeadline()}: the peer is killed (SIGKILL) and every op this
+ * endpoint holds completes FAILED within {@link EndpointConfig#detectionBound()} plus one second of
+ * the kill — on an idle connection (only a recv, an immRecv and an unmatched send outstanding:
+ * nothing but the keepalive probe can notice) and under traffic (writes in flight). A live idle
+ * peer answers the probes and the endpoint stays usable.
  */
 class PeerLivenessTest {
     private static final Logger LOG = LoggerFactory.getLogger(PeerLivenessTest.class);
     private static final Duration SLACK = Duration.ofSeconds(1);
+    /** The opt-in probe deadline the tests turn on: two default keepalive intervals. */
+    private static final Duration DEADLINE = Duration.ofSeconds(4);
 
     @Test
     @Timeout(90)
     void anIdleEndpointNoticesAKilledPeerThroughItsKeepalive_withinTheBound() throws Exception {
-        EndpointConfig cfg = EndpointConfig.builder().name("idle-survivor").build();
+        idle(EndpointConfig.builder().name("idle-survivor").build(), "the keepalive probe");
+    }
+
+    @Test
+    @Timeout(90)
+    void aBusyEndpointNoticesAKilledPeerWithinTheBound() throws Exception {
+        busy(EndpointConfig.builder().name("busy-survivor").ioSlots(8).build(), "queue pair");
+    }
+
+    @Test
+    @Timeout(60)
+    void withAKeepaliveDeadline_anIdleEndpointNoticesAKilledPeerWithinTheShorterBound() throws Exception {
+        EndpointConfig cfg = EndpointConfig.builder().name("idle-deadline").keepaliveDeadline(DEADLINE).build();
+        assertThat(cfg.detectionBound()).isEqualTo(Duration.ofMillis(6_200)).isLessThan(EndpointConfig.defaults().detectionBound());
+        idle(cfg, "(keepaliveDeadline)");
+    }
+
+    @Test
+    @Timeout(60)
+    void withAKeepaliveDeadline_aBusyEndpointNoticesAKilledPeerWithinTheShorterBound() throws Exception {
+        EndpointConfig cfg = EndpointConfig.builder().name("busy-deadline").ioSlots(8).keepaliveDeadline(DEADLINE).build();
+        assertThat(cfg.detectionBound()).isEqualTo(Duration.ofMillis(6_200))
+                .isLessThan(EndpointConfig.retryBudget(cfg.qpTemplate())); // before the lanes' own retries run out
+        busy(cfg, "(keepaliveDeadline)");
+    }
+
+    /** Idle but for a recv, an immRecv and an unmatched send: the peer is killed; all FAILED, citing {@code cause}, within the bound. */
+    private static void idle(EndpointConfig cfg, String cause) throws Exception {
+        String name = cfg.name();
         try (UdpWire wire = new UdpWire();
-             SoftDevice device = SoftDevice.open(wire, "udp:127.0.0.1:0", SoftConfig.builder().name("idle-survivor").build());
+             SoftDevice device = SoftDevice.open(wire, "udp:127.0.0.1:0", SoftConfig.builder().name(name).build());
              Arena arena = Arena.ofShared();
              RdmaEndpoint ep = RdmaEndpoint.open(device, cfg);
              PeerChild peer = new PeerChild("1")) {
@@ -54,20 +85,19 @@ class PeerLivenessTest {
             long killed = System.nanoTime(); // before the signal: the wait for the process to exit counts too
             peer.kill();
             long last = awaitAll(held, doneAt, killed + cfg.detectionBound().plus(SLACK).plusSeconds(10).toNanos());
-            assertAllFailed(held, "the keepalive probe");
+            assertAllFailed(held, cause);
             Duration took = Duration.ofNanos(last - killed);
-            LOG.info("idle: peer killed, last of {} ops FAILED after {} ms (bound {} ms + {} ms)", held.size(),
+            LOG.info("{}: peer killed, last of {} ops FAILED after {} ms (bound {} ms + {} ms)", name, held.size(),
                     took.toMillis(), cfg.detectionBound().toMillis(), SLACK.toMillis());
             assertThat(took).as("from the kill to the last op FAILED, idle").isLessThanOrEqualTo(cfg.detectionBound().plus(SLACK));
         }
     }
 
-    @Test
-    @Timeout(90)
-    void aBusyEndpointNoticesAKilledPeerWithinTheBound() throws Exception {
-        EndpointConfig cfg = EndpointConfig.builder().name("busy-survivor").ioSlots(8).build();
+    /** 256 KiB writes and reads in flight, a recv and an immRecv: the peer is killed; all FAILED, citing {@code cause}, within the bound. */
+    private static void busy(EndpointConfig cfg, String cause) throws Exception {
+        String name = cfg.name();
         try (UdpWire wire = new UdpWire();
-             SoftDevice device = SoftDevice.open(wire, "udp:127.0.0.1:0", SoftConfig.builder().name("busy-survivor").build());
+             SoftDevice device = SoftDevice.open(wire, "udp:127.0.0.1:0", SoftConfig.builder().name(name).build());
              Arena arena = Arena.ofShared();
              RdmaEndpoint ep = RdmaEndpoint.open(device, cfg);
              PeerChild peer = new PeerChild("1")) {
@@ -111,10 +141,10 @@ class PeerLivenessTest {
             long last = awaitAll(held, doneAt, killed + cfg.detectionBound().plus(SLACK).plusSeconds(10).toNanos());
             held.entrySet().removeIf(e -> e.getValue().status() == TransferStatus.SUCCESS); // acknowledged just before
             assertThat(held).as("ops in flight at the kill").hasSizeGreaterThan(2);
-            assertAllFailed(held, "queue pair");
+            assertAllFailed(held, cause);
             long lastFailed = held.keySet().stream().mapToLong(doneAt::get).max().orElseThrow();
             Duration took = Duration.ofNanos(Math.max(last, lastFailed) - killed);
-            LOG.info("busy: peer killed, last of {} ops FAILED after {} ms (bound {} ms + {} ms)", held.size(),
+            LOG.info("{}: peer killed, last of {} ops FAILED after {} ms (bound {} ms + {} ms)", name, held.size(),
                     took.toMillis(), cfg.detectionBound().toMillis(), SLACK.toMillis());
             assertThat(took).as("from the kill to the last op FAILED, busy").isLessThanOrEqualTo(cfg.detectionBound().plus(SLACK));
         }
