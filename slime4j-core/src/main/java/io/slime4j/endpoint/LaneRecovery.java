@@ -182,19 +182,22 @@ final class LaneRecovery {
                     answer(lane, lanes.remote(lane, message), now);
                 }
             }
-            case IDLE -> {
-                router.markRecovering(lane);
-                try {
-                    mine[lane] = lanes.prepare(lane);
-                } catch (RuntimeException ex) {
-                    router.recovered(lane);
-                    giveUp(lane, "could not make a fresh queue pair: " + ex);
-                    return;
-                }
-                deadline[lane] = now + boundNanos;
-                answer(lane, lanes.remote(lane, message), now);
-            }
+            case IDLE -> answerWithFreshPair(lane, lanes.remote(lane, message), now);
         }
+    }
+
+    /** The peer asked for a round on an idle lane: make this side's fresh queue pair and answer. */
+    private void answerWithFreshPair(int lane, QpInfo remote, long now) {
+        router.markRecovering(lane);
+        try {
+            mine[lane] = lanes.prepare(lane);
+        } catch (RuntimeException ex) {
+            router.recovered(lane);
+            giveUp(lane, "could not make a fresh queue pair: " + ex);
+            return;
+        }
+        deadline[lane] = now + boundNanos;
+        answer(lane, remote, now);
     }
 
     private void answer(int lane, QpInfo remote, long now) {
@@ -253,16 +256,7 @@ final class LaneRecovery {
         QpInfo pending = pendingReset[lane];
         if (pending != null) {
             pendingReset[lane] = null;
-            router.markRecovering(lane);
-            try {
-                mine[lane] = lanes.prepare(lane);
-            } catch (RuntimeException ex) {
-                router.recovered(lane);
-                giveUp(lane, "could not make a fresh queue pair: " + ex);
-                return;
-            }
-            deadline[lane] = now + boundNanos;
-            answer(lane, pending, now);
+            answerWithFreshPair(lane, pending, now);
         }
     }
 

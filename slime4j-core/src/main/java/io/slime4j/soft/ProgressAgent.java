@@ -31,9 +31,9 @@ final class ProgressAgent implements Runnable {
      * Idle cycles spent spinning before the agent starts yielding. Few: every idle cycle polls the
      * sockets (a system call each), and on a machine with as many busy threads as cores a spinning
      * agent takes the core from the thread that would give it work (the application, the peer's
-     * agent). Yielding cycles poll as often but hand the core over between polls; 5 spins and 50
-     * yields beat the 200 and 20 of before at 16 KiB..256 KiB writes by 1.3-2x, lost nothing at
-     * 64 B latency (docs/PERFORMANCE.md, "Idle agent: fewer spins, more yields").
+     * agent). Yielding cycles poll as often but hand the core over between polls. A trade: against
+     * the 200 spins and 20 yields of before, 8..128 KiB writes gain 1.3-2x, while 1 MiB writes and a
+     * lone 64 B round trip lose some (docs/PERFORMANCE.md, "Profiled and fixed: the idle agent's spin").
      */
     private static final int SPINS = 5;
     private static final int YIELDS = 50;
