@@ -113,6 +113,9 @@ final class PerfClient {
     /** The measuring loop: each row, then bye. It does not care where its link came from. */
     private int measure(PerfLink l) throws InterruptedException {
         link = l;
+        if (plan.jitWarmup() != null) {
+            row(plan.jitWarmup(), SEED - 1); // untimed and not reported: the JIT compiles the data path here
+        }
         for (int i = 0; i < plan.rows().size(); i++) {
             report.begin(plan.rows().get(i));
             report.row(row(plan.rows().get(i), SEED + i));

@@ -99,7 +99,9 @@ final class PerfCommand implements Callable<Integer> {
             description = "Timed operations per row (default: bw 256 MiB worth, 16..5000; lat 1000).")
     Integer iters;
 
-    @Option(names = "--warmup", paramLabel = "N", description = "Untimed operations before each row (default: bw iters/10, lat 100).")
+    @Option(names = "--warmup", paramLabel = "N", description = "Untimed operations before each row (default: bw iters/10, lat 100;"
+            + " with neither --iters nor --warmup, the first row is also run once untimed first, up to 20000 operations or"
+            + " 128 MiB, so that the JIT has compiled the data path).")
     Integer warmup;
 
     @Option(names = "--depth", paramLabel = "N", description = "Operations outstanding in bw rows, 1..1024 (default: 16; lat: 1).")
@@ -342,8 +344,10 @@ final class PerfCommand implements Callable<Integer> {
                         warmup != null ? warmup : 100, 1));
             }
         }
+        // with the default counts, a first row untimed so that the JIT does not compete with the timed ones
+        PerfPlan.Row jit = iters == null && warmup == null ? PerfPlan.jitWarmupFor(rows.getFirst()) : null;
         return new PerfPlan(rows, qps, selector, signalEvery == null ? 0 : signalEvery, mtu(), wire, verify, json,
-                timeout);
+                timeout, jit);
     }
 
     /** Payload bytes per packet on loopback when the devices choose it from the path (60 KiB). */

@@ -15,9 +15,32 @@ import java.util.List;
  * @param verify      check every byte where it landed
  * @param json        one JSON object per row instead of the table
  * @param timeout     bound of connecting, of each bootstrap message, and of a transfer without progress
+ * @param jitWarmup   an untimed row run before the first one so that the JIT has compiled the data
+ *                    path before anything is timed (null: none); not reported
  */
 record PerfPlan(List<Row> rows, int qps, String selector, int signalEvery, int mtu, String wire, boolean verify, boolean json,
-                Duration timeout) {
+                Duration timeout, Row jitWarmup) {
+
+    /** A plan without a JIT warm-up row. */
+    PerfPlan(List<Row> rows, int qps, String selector, int signalEvery, int mtu, String wire, boolean verify, boolean json,
+             Duration timeout) {
+        this(rows, qps, selector, signalEvery, mtu, wire, verify, json, timeout, null);
+    }
+
+    /** Bytes a JIT warm-up row moves at most; its operations are also capped at {@link #JIT_WARMUP_OPS}. */
+    static final long JIT_WARMUP_BYTES = 128L << 20;
+    /** Operations of a JIT warm-up row at most (a few seconds of the cold first row on two cores). */
+    static final int JIT_WARMUP_OPS = 20_000;
+
+    /**
+     * The JIT warm-up for {@code first}: the same operation, size and depth, untimed, with enough
+     * operations that the data path is compiled (at most {@link #JIT_WARMUP_BYTES} and
+     * {@link #JIT_WARMUP_OPS}, at least 200).
+     */
+    static Row jitWarmupFor(Row first) {
+        int n = (int) Math.clamp(JIT_WARMUP_BYTES / Math.max(1, first.bytes()), 200, JIT_WARMUP_OPS);
+        return new Row(first.op(), first.mode(), first.bytes(), n, 0, first.depth());
+    }
 
     /** Operations {@code perf} measures. */
     enum Op {

@@ -15,6 +15,7 @@ final class Report {
     private final String where;
     private PerfPlan.Op op;
     private PerfPlan.Mode mode;
+    private boolean warmupShown;
 
     Report(PrintStream out, PerfPlan plan, String where) {
         this.out = out;
@@ -64,6 +65,11 @@ final class Report {
         out.printf(" Queue pairs     : %-6d Outstanding ops : %-6d MTU : %-6s Verify : %s%n", plan.qps(), row.depth(),
                 plan.mtu() == 0 ? "path" : Integer.toString(plan.mtu()),
                 plan.verify() ? "every byte, where it landed" : "off (--verify checks every byte)");
+        if (plan.jitWarmup() != null && !warmupShown) {
+            warmupShown = true;
+            out.printf(" Warm-up         : %d untimed %s of %s first (the JIT), then each row's own warm-up%n",
+                    plan.jitWarmup().iters(), plan.jitWarmup().op().cli, Sizes.format(plan.jitWarmup().bytes()));
+        }
         out.println(RULE);
         if (row.mode() == PerfPlan.Mode.BW) {
             out.printf(" %-10s %-12s %-19s %-14s %-12s %-12s %-8s %-8s %-8s %s%n", "#bytes", "#iterations",

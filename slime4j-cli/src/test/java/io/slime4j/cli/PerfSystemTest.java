@@ -69,6 +69,19 @@ class PerfSystemTest {
             assertThat(all).contains("RDMA_Write BW Test", "RDMA_Write Latency Test", "BW average[MB/sec]",
                     "t_p99.9[usec]", "two processes on loopback");
             assertThat(p.out().stream().filter(l -> l.matches(" \\d+ +100 .*"))).as(all).hasSize(11 + 1);
+            assertThat(all).as("--iters given: no JIT warm-up row").doesNotContain("Warm-up");
+        }
+    }
+
+    @Test
+    @Timeout(120)
+    void withTheDefaultCountsTheFirstRowRunsOnceUntimedFirstAndTheHeaderSaysSo() throws Exception {
+        try (CliProcess p = CliProcess.start("perf", "--sizes", "4K:8K", "--verify")) {
+            assertThat(p.exit(100)).as(p.transcript()).isZero();
+            String all = String.join("\n", p.out());
+            assertThat(p.out().stream().filter(l -> l.startsWith(" Warm-up "))).as(all)
+                    .containsExactly(" Warm-up         : 20000 untimed write of 4 KiB first (the JIT), then each row's own warm-up");
+            assertThat(p.out().stream().filter(l -> l.matches(" (4096|8192) +5000 .* yes"))).as(all).hasSize(2);
         }
     }
 
