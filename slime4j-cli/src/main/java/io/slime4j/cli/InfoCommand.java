@@ -11,6 +11,7 @@ import io.slime4j.wire.udp.UdpPort;
 import io.slime4j.wire.udp.UdpWire;
 import java.io.PrintStream;
 import java.lang.reflect.RecordComponent;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.function.Supplier;
@@ -102,7 +103,7 @@ final class InfoCommand implements Callable<Integer> {
             String why = backend == UdpConfig.Backend.NIO && UdpConfig.Backend.nativeUnavailability() != null
                     ? "; native not available: " + UdpConfig.Backend.nativeUnavailability().getMessage() : "";
             return wire.isAvailable() ? "available (perf's default; two processes or two hosts), backend "
-                    + backend.name().toLowerCase() + why
+                    + backend.name().toLowerCase(Locale.ROOT) + why
                     : "NOT available: " + wire.unavailabilityCause();
         } catch (RuntimeException e) {
             return "NOT available: " + e.getMessage();
@@ -136,7 +137,7 @@ final class InfoCommand implements Callable<Integer> {
         out.println("  fragmentation " + (config.fragmentation() ? "allowed (slime4j.udp.fragmentation)"
                 : "never (don't-fragment set; too large a datagram fails to send)"));
         try (UdpWire wire = new UdpWire(config); UdpPort port = wire.bind("udp:127.0.0.1:0")) {
-            out.printf("udp offloads  %s (%s backend)%n", port.offloads(), port.backend().name().toLowerCase());
+            out.printf("udp offloads  %s (%s backend)%n", port.offloads(), port.backend().name().toLowerCase(Locale.ROOT));
         } catch (RuntimeException e) {
             out.println("udp offloads  unknown: " + e.getMessage());
         }

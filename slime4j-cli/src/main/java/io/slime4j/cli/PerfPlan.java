@@ -2,6 +2,7 @@ package io.slime4j.cli;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * A validated {@code perf} run: the rows to measure and the settings both sides use.
@@ -70,7 +71,7 @@ record PerfPlan(List<Row> rows, int qps, String selector, int signalEvery, int m
         BW, LAT;
 
         String cli() {
-            return name().toLowerCase();
+            return name().toLowerCase(Locale.ROOT);
         }
     }
 

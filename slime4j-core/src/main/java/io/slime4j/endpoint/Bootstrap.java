@@ -9,6 +9,7 @@ import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.net.UnknownHostException;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
@@ -128,7 +129,7 @@ public final class Bootstrap {
             }
             if (System.nanoTime() - deadline >= 0) {
                 throw new BootstrapException(BootstrapException.Reason.UNREACHABLE, "cannot reach " + host + ":" + port
-                        + " within " + seconds(timeout) + " (" + last.toLowerCase() + "; is the server running?)");
+                        + " within " + seconds(timeout) + " (" + last.toLowerCase(Locale.ROOT) + "; is the server running?)");
             }
             try {
                 Thread.sleep(Math.max(1, Math.min(RETRY_MILLIS, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()))));

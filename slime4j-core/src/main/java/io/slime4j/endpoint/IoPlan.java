@@ -2,7 +2,9 @@ package io.slime4j.endpoint;
 
 import io.slime4j.verbs.AccessFlags;
 import io.slime4j.verbs.MemoryRegion;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * A one-sided batch resolved into work requests before anything is created or posted: every name,
@@ -20,6 +22,10 @@ import java.util.List;
  * {@code maxRequestBytes} is still cut into requests of that size, which need not be whole packets.)
  */
 final class IoPlan {
+    /** Each kind's name as error messages use it (made once: not a string per operation, and locale-proof). */
+    private static final String[] USE = Arrays.stream(OpKind.values())
+            .map(k -> k.name().toLowerCase(Locale.ROOT)).toArray(String[]::new);
+
     final int count;
     /** The lane of each request. */
     final int[] qp;
@@ -73,7 +79,7 @@ final class IoPlan {
         QpOpType whole = read ? QpOpType.READ : QpOpType.WRITE;
         int localNeed = read ? AccessFlags.LOCAL_WRITE : 0;
         int remoteNeed = read ? AccessFlags.REMOTE_READ : AccessFlags.REMOTE_WRITE;
-        String use = kind.name().toLowerCase();
+        String use = USE[kind.ordinal()];
         QpSelector selector = router.selector();
         int lanes = router.qps();
         long requests = 0;
