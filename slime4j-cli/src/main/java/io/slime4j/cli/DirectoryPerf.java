@@ -7,6 +7,7 @@ import io.slime4j.engine.directory.Directories;
 import io.slime4j.engine.directory.Directory;
 import io.slime4j.engine.directory.DirectoryException;
 import io.slime4j.engine.directory.PeerRecord;
+import io.slime4j.shm.TransportChoice;
 import io.slime4j.wire.Wire;
 import java.io.PrintStream;
 import java.lang.foreign.Arena;
@@ -158,8 +159,10 @@ final class DirectoryPerf {
     }
 
     private TransferEngine start(Directory dir, Wire wire, EndpointConfig config) {
+        // over the network whatever the host: the run measures the udp wire, as its header says (two
+        // engines on one host would otherwise pick the shm device)
         return TransferEngine.builder(name, dir).bindHost(bind).connectTimeout(timeout).endpointConfig(config)
-                .wire(wire).start();
+                .wire(wire).transport(TransportChoice.NETWORK).start();
     }
 
     /** Waits for the server's record: a clear error, naming the directory and the bound, if it does not appear. */

@@ -35,11 +35,11 @@ record PerfPlan(List<Row> rows, int qps, String selector, int signalEvery, int m
 
     /**
      * The JIT warm-up for {@code first}: the same operation, size and depth, untimed, with enough
-     * operations that the data path is compiled (at most {@link #JIT_WARMUP_BYTES} and
-     * {@link #JIT_WARMUP_OPS}, at least 200).
+     * operations that the data path is compiled: at most {@link #JIT_WARMUP_BYTES} and
+     * {@link #JIT_WARMUP_OPS}, at least one.
      */
     static Row jitWarmupFor(Row first) {
-        int n = (int) Math.clamp(JIT_WARMUP_BYTES / Math.max(1, first.bytes()), 200, JIT_WARMUP_OPS);
+        int n = (int) Math.clamp(JIT_WARMUP_BYTES / Math.max(1, first.bytes()), 1, JIT_WARMUP_OPS);
         return new Row(first.op(), first.mode(), first.bytes(), n, 0, first.depth());
     }
 

@@ -3,6 +3,9 @@ package io.slime4j.engine;
 import io.slime4j.engine.directory.PeerRecord;
 import io.slime4j.shm.HostIdentity;
 import io.slime4j.shm.TransportChoice;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 
 /**
@@ -46,9 +49,20 @@ final class TransportSelector {
      * @throws IllegalArgumentException when shm is forced but cannot run, naming why
      */
     static boolean wantsShmDevice(TransportChoice setting, String unavailability) {
+        return wantsShmDevice(setting, unavailability, ptraceObstacle(Path.of(YAMA_SCOPE), effectiveUid()));
+    }
+
+    /**
+     * As {@link #wantsShmDevice(TransportChoice, String)}, with {@code ptraceObstacle}: why the
+     * kernel would refuse {@code process_vm_readv}/{@code writev} between two ordinary processes
+     * here (null if it would not). {@code auto} then keeps to the network, because memory that is
+     * not {@code SharedMemory} could not be reached; a forced {@code shm} still opens the device
+     * (its {@code SharedMemory} regions are mapped, which Yama does not restrict).
+     */
+    static boolean wantsShmDevice(TransportChoice setting, String unavailability, String ptraceObstacle) {
         return switch (setting) {
             case NETWORK -> false;
-            case AUTO -> unavailability == null;
+            case AUTO -> unavailability == null && ptraceObstacle == null;
             case SHM -> {
                 if (unavailability != null) {
                     throw new IllegalArgumentException("transport shm was forced, but shm cannot run here: "
@@ -57,6 +71,41 @@ final class TransportSelector {
                 yield true;
             }
         };
+    }
+
+    /** Yama's ptrace scope: 0 lets a process read and write another of its user's. */
+    static final String YAMA_SCOPE = "/proc/sys/kernel/yama/ptrace_scope";
+
+    /**
+     * Why cross-memory attach between two processes of this user is refused here, or null: Yama's
+     * {@code ptrace_scope} above 0 for a process that is not root (no file: no Yama, nothing in the way).
+     */
+    static String ptraceObstacle(Path yamaScope, long euid) {
+        String v;
+        try {
+            v = Files.readString(yamaScope).strip();
+        } catch (IOException | RuntimeException e) {
+            return null;
+        }
+        if (euid == 0 || v.equals("0")) {
+            return null;
+        }
+        return "Yama ptrace_scope is " + v + " (" + yamaScope + "), so process_vm_readv/writev towards a peer"
+                + " process is refused to a process that is not root";
+    }
+
+    /** The effective uid from /proc/self/status, or -1 if unknown. */
+    static long effectiveUid() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+                if (line.startsWith("Uid:")) {
+                    return Long.parseLong(line.substring(4).strip().split("\\s+")[1]);
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // unknown
+        }
+        return -1;
     }
 
     /** This engine's setting. */

@@ -6,9 +6,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.slime4j.engine.directory.PeerRecord;
 import io.slime4j.shm.HostIdentity;
 import io.slime4j.shm.TransportChoice;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The per-peer choice between shm and the network, on both sides of a handshake, with made-up identities. */
 class TransportSelectorTest {
@@ -109,5 +112,23 @@ class TransportSelectorTest {
         assertThat(PeerTransport.parse("shm")).isEqualTo(PeerTransport.SHM);
         assertThat(PeerTransport.parse("network")).isEqualTo(PeerTransport.NETWORK);
         assertThatThrownBy(() -> PeerTransport.parse("rdma")).hasMessageContaining("was 'rdma'");
+    }
+
+    @Test
+    void autoKeepsToTheNetworkWhereYamaRefusesCrossMemoryAttachToANonRootProcess(@TempDir Path dir) throws Exception {
+        Path scope = dir.resolve("ptrace_scope");
+        assertThat(TransportSelector.ptraceObstacle(scope, 1000)).as("no Yama: nothing in the way").isNull();
+        Files.writeString(scope, "0\n");
+        assertThat(TransportSelector.ptraceObstacle(scope, 1000)).isNull();
+        Files.writeString(scope, "1\n");
+        assertThat(TransportSelector.ptraceObstacle(scope, 0)).as("root may").isNull();
+        String why = TransportSelector.ptraceObstacle(scope, 1000);
+        assertThat(why).contains("ptrace_scope is 1", "process_vm_readv");
+
+        assertThat(TransportSelector.wantsShmDevice(TransportChoice.AUTO, null, why)).isFalse();
+        assertThat(TransportSelector.wantsShmDevice(TransportChoice.AUTO, null, null)).isTrue();
+        assertThat(TransportSelector.wantsShmDevice(TransportChoice.SHM, null, why))
+                .as("forced shm still opens the device: SharedMemory regions are mapped").isTrue();
+        assertThat(TransportSelector.wantsShmDevice(TransportChoice.NETWORK, null, null)).isFalse();
     }
 }
