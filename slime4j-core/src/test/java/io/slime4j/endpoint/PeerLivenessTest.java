@@ -62,15 +62,9 @@ class PeerLivenessTest {
 
     /** Idle but for a recv, an immRecv and an unmatched send: the peer is killed; all FAILED, citing {@code cause}, within the bound. */
     private static void idle(EndpointConfig cfg, String cause) throws Exception {
-        String name = cfg.name();
-        try (UdpWire wire = new UdpWire();
-             SoftDevice device = SoftDevice.open(wire, "udp:127.0.0.1:0", SoftConfig.builder().name(name).build());
-             Arena arena = Arena.ofShared();
-             RdmaEndpoint ep = RdmaEndpoint.open(device, cfg);
-             PeerChild peer = new PeerChild("1")) {
-            ep.register("src", arena.allocate(EndpointPeerMain.REGION, 4096));
-            ep.register("back", arena.allocate(EndpointPeerMain.REGION, 4096));
-            peer.connect(ep);
+        try (Rig rig = new Rig(cfg)) {
+            RdmaEndpoint ep = rig.ep;
+            PeerChild peer = rig.peer;
             Map<String, TransferFuture> held = new ConcurrentHashMap<>();
             Map<String, Long> doneAt = new ConcurrentHashMap<>();
             track(held, doneAt, "recv", ep.recv("back", 0, 4096));
@@ -86,24 +80,15 @@ class PeerLivenessTest {
             peer.kill();
             long last = awaitAll(held, doneAt, killed + cfg.detectionBound().plus(SLACK).plusSeconds(10).toNanos());
             assertAllFailed(held, cause);
-            Duration took = Duration.ofNanos(last - killed);
-            LOG.info("{}: peer killed, last of {} ops FAILED after {} ms (bound {} ms + {} ms)", name, held.size(),
-                    took.toMillis(), cfg.detectionBound().toMillis(), SLACK.toMillis());
-            assertThat(took).as("from the kill to the last op FAILED, idle").isLessThanOrEqualTo(cfg.detectionBound().plus(SLACK));
+            assertWithinBound(cfg, held.size(), Duration.ofNanos(last - killed), "idle");
         }
     }
 
     /** 256 KiB writes and reads in flight, a recv and an immRecv: the peer is killed; all FAILED, citing {@code cause}, within the bound. */
     private static void busy(EndpointConfig cfg, String cause) throws Exception {
-        String name = cfg.name();
-        try (UdpWire wire = new UdpWire();
-             SoftDevice device = SoftDevice.open(wire, "udp:127.0.0.1:0", SoftConfig.builder().name(name).build());
-             Arena arena = Arena.ofShared();
-             RdmaEndpoint ep = RdmaEndpoint.open(device, cfg);
-             PeerChild peer = new PeerChild("1")) {
-            ep.register("src", arena.allocate(EndpointPeerMain.REGION, 4096));
-            ep.register("back", arena.allocate(EndpointPeerMain.REGION, 4096));
-            peer.connect(ep);
+        try (Rig rig = new Rig(cfg)) {
+            RdmaEndpoint ep = rig.ep;
+            PeerChild peer = rig.peer;
             Map<String, TransferFuture> held = new ConcurrentHashMap<>();
             Map<String, Long> doneAt = new ConcurrentHashMap<>();
             track(held, doneAt, "recv", ep.recv("back", 0, 4096));
@@ -143,11 +128,50 @@ class PeerLivenessTest {
             assertThat(held).as("ops in flight at the kill").hasSizeGreaterThan(2);
             assertAllFailed(held, cause);
             long lastFailed = held.keySet().stream().mapToLong(doneAt::get).max().orElseThrow();
-            Duration took = Duration.ofNanos(Math.max(last, lastFailed) - killed);
-            LOG.info("{}: peer killed, last of {} ops FAILED after {} ms (bound {} ms + {} ms)", name, held.size(),
-                    took.toMillis(), cfg.detectionBound().toMillis(), SLACK.toMillis());
-            assertThat(took).as("from the kill to the last op FAILED, busy").isLessThanOrEqualTo(cfg.detectionBound().plus(SLACK));
+            assertWithinBound(cfg, held.size(), Duration.ofNanos(Math.max(last, lastFailed) - killed), "busy");
         }
+    }
+
+    /** A soft device on UDP loopback, an endpoint with regions {@code src} and {@code back}, connected to a peer process. */
+    private static final class Rig implements AutoCloseable {
+        final UdpWire wire = new UdpWire();
+        final Arena arena = Arena.ofShared();
+        SoftDevice device;
+        RdmaEndpoint ep;
+        PeerChild peer;
+
+        Rig(EndpointConfig cfg) throws Exception {
+            try {
+                device = SoftDevice.open(wire, "udp:127.0.0.1:0", SoftConfig.builder().name(cfg.name()).build());
+                ep = RdmaEndpoint.open(device, cfg);
+                peer = new PeerChild("1");
+                ep.register("src", arena.allocate(EndpointPeerMain.REGION, 4096));
+                ep.register("back", arena.allocate(EndpointPeerMain.REGION, 4096));
+                peer.connect(ep);
+            } catch (Exception | Error e) {
+                close(); // what was opened (null ones are skipped)
+                throw e;
+            }
+        }
+
+        @Override
+        public void close() throws Exception {
+            UdpWire w = wire;
+            SoftDevice d = device;
+            Arena a = arena;
+            RdmaEndpoint e = ep;
+            PeerChild p = peer;
+            try (w; d; a; e; p) {
+                // closed in reverse order: the peer, the endpoint, the memory, the device, the wire
+            }
+        }
+    }
+
+    /** Logs and checks the time from the kill to the last op FAILED against the bound plus the slack. */
+    private static void assertWithinBound(EndpointConfig cfg, int ops, Duration took, String how) {
+        LOG.info("{}: peer killed, last of {} ops FAILED after {} ms (bound {} ms + {} ms)", cfg.name(), ops,
+                took.toMillis(), cfg.detectionBound().toMillis(), SLACK.toMillis());
+        assertThat(took).as("from the kill to the last op FAILED, " + how).isLessThanOrEqualTo(cfg.detectionBound().plus(SLACK));
     }
 
     /** Waits (bounded) until every held op completed; the time of the last completion. */
