@@ -78,6 +78,10 @@ class TransferEngineTest {
             assertThat(dstB.asSlice(SIZE, SIZE).mismatch(srcC)).isEqualTo(-1);
             PeerTransport expected = transport() == TransportChoice.NETWORK ? PeerTransport.NETWORK : PeerTransport.SHM;
             assertThat(a.transport("B")).contains(expected);
+            long until = System.nanoTime() + 5_000_000_000L; // B records an accepted connection on its acceptor thread
+            while (b.transport("C").isEmpty() && System.nanoTime() < until) {
+                Thread.sleep(1);
+            }
             assertThat(b.transport("C")).contains(expected);
 
             MemorySegment back = arena.allocate(SIZE);
