@@ -67,6 +67,10 @@ final class DirectoryPerf {
                         + " other there and move data over the udp wire)");
             }
         }
+        if (c.busyPoll) {
+            throw new IllegalArgumentException("--busy-poll cannot be combined with --directory (a TransferEngine's"
+                    + " progress threads always back off to blocking)");
+        }
         String host = c.bind == null ? "127.0.0.1" : c.bind;
         if (host.equals("0.0.0.0") || host.equals("::") || host.equals("[::]")) {
             throw new IllegalArgumentException("--bind with --directory is the address published for the peer to reach;"

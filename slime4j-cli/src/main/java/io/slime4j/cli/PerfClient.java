@@ -21,6 +21,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeoutException;
+import org.HdrHistogram.Histogram;
 
 /**
  * The active side of {@code perf}: sends the run's settings in its hello, connects its endpoint to
@@ -31,8 +32,6 @@ import java.util.concurrent.TimeoutException;
 final class PerfClient {
     private static final long SEED = 0x5EED;
     private static final long POLL_MILLIS = 200;
-    /** Latencies kept per row at most (evenly spread over the timed operations). */
-    private static final int MAX_SAMPLES = 1 << 20;
 
     private final PerfPlan plan;
     private final PerfControl control;
@@ -41,7 +40,6 @@ final class PerfClient {
     private PerfLink link;
     private MemorySegment local;
     private String current = "the setup";
-    private long stride = 1;
 
     PerfClient(PerfPlan plan, PerfControl control, Report report, Progress progress) {
         this.plan = plan;
@@ -58,7 +56,7 @@ final class PerfClient {
     int run(Wire wire, InetAddress localAddress) throws InterruptedException {
         EndpointConfig config = PerfEndpoints.config("perf-client", plan.qps(), plan.selector(), plan.signalEvery(), plan.mtu());
         boolean shm = plan.wire().equals("shm");
-        try (VerbsDevice d = PerfEndpoints.device(shm, wire, localAddress, "perf-client");
+        try (VerbsDevice d = PerfEndpoints.device(shm, wire, localAddress, "perf-client", plan.busyPoll());
              Arena arena = Arena.ofShared();
              RdmaEndpoint e = RdmaEndpoint.open(d, config)) {
             local = PerfEndpoints.allocate(shm, arena, plan.regionBytes());
@@ -70,6 +68,9 @@ final class PerfClient {
             BootstrapMessage reply = exchange(BootstrapMessage.of(e.info(), hello));
             if (reply.options().containsKey("error") || reply.info() == null) {
                 throw new CliException("the server refused the run: " + reply.get("error", "no endpoint info"));
+            }
+            if (Boolean.parseBoolean(reply.get("busyPoll", "false")) != plan.busyPoll()) {
+                throw new CliException("the server did not take --busy-poll (a server of an older build?)");
             }
             e.connect(reply.info());
             return measure(PerfLink.of(e, d));
@@ -107,6 +108,9 @@ final class PerfClient {
         }
         hello.put("signalEvery", Integer.toString(plan.signalEvery()));
         hello.put("mtu", Integer.toString(plan.mtu()));
+        if (plan.busyPoll()) {
+            hello.put("busyPoll", "true");
+        }
         return hello;
     }
 
@@ -152,8 +156,7 @@ final class PerfClient {
 
         progress.start(row.label(), row.count());
         run(row, 0, row.warmup(), null);
-        stride = Math.max(1, (row.iters() + MAX_SAMPLES - 1) / MAX_SAMPLES);
-        long[] latencies = new long[(int) ((row.iters() + stride - 1) / stride)];
+        Histogram latencies = RowResult.histogram();
         long t0 = System.nanoTime();
         run(row, row.warmup(), row.iters(), latencies);
         long nanos = System.nanoTime() - t0;
@@ -187,7 +190,7 @@ final class PerfClient {
         for (int i = 0; i < counters.length; i++) {
             counters[i] = after[i] - before[i] + Long.parseLong(result.require(PerfEndpoints.REPORTED[i].name()));
         }
-        return RowResult.of(row, plan.qps(), plan.wire(), nanos, latencies, verified, counters);
+        return new RowResult(row, plan.qps(), plan.wire(), nanos, latencies, verified, counters);
     }
 
     private static CliException mismatch(PerfPlan.Row row, String whose, long at, int actual, int expected) {
@@ -197,7 +200,7 @@ final class PerfClient {
     }
 
     /** Issues operations {@code first .. first+n-1} with up to {@code depth} outstanding and waits for all. */
-    private void run(PerfPlan.Row row, long first, int n, long[] latencies) throws InterruptedException {
+    private void run(PerfPlan.Row row, long first, int n, Histogram latencies) throws InterruptedException {
         int depth = row.depth();
         TransferFuture[] ring = new TransferFuture[depth];
         long[] started = new long[depth];
@@ -233,7 +236,7 @@ final class PerfClient {
         }
     }
 
-    private void complete(TransferFuture f, long started, long[] latencies, int timedIndex) throws InterruptedException {
+    private void complete(TransferFuture f, long started, Histogram latencies, int timedIndex) throws InterruptedException {
         long lastProgress = System.nanoTime();
         while (true) {
             try {
@@ -244,7 +247,7 @@ final class PerfClient {
                     throw new CliException(current + " failed: " + f.failureMessage());
                 }
                 if (latencies != null && timedIndex >= 0) {
-                    sample(latencies, timedIndex, now - started);
+                    latencies.recordValue(now - started);
                 }
                 return;
             } catch (TimeoutException e) {
@@ -254,12 +257,6 @@ final class PerfClient {
                             + plan.timeout().toSeconds() + " s (the peer stopped answering)");
                 }
             }
-        }
-    }
-
-    private void sample(long[] latencies, int timedIndex, long nanos) {
-        if (timedIndex % stride == 0) {
-            latencies[(int) (timedIndex / stride)] = nanos;
         }
     }
 

@@ -127,6 +127,11 @@ final class PerfCommand implements Callable<Integer> {
                     + " (both sides in this process).", defaultValue = "udp")
     String wire;
 
+    @Option(names = "--busy-poll", description = "Both sides' progress threads spin instead of blocking when idle:"
+            + " the lowest latency, at the cost of a core per thread (default: spin briefly, then block until a datagram"
+            + " or a post arrives). The header shows which.")
+    boolean busyPoll;
+
     @Option(names = "--verify", description = "Check every byte where it landed (pattern of a seed and the offset).")
     boolean verify;
 
@@ -164,7 +169,7 @@ final class PerfCommand implements Callable<Integer> {
         }
         if (server) {
             for (String o : List.of("--connect", "--op", "--mode", "--size", "--sizes", "--iters", "--warmup", "--depth",
-                    "--qps", "--selector", "--signal-every", "--mtu", "--verify", "--json", "--wire")) {
+                    "--qps", "--selector", "--signal-every", "--mtu", "--verify", "--json", "--wire", "--busy-poll")) {
                 if (spec.commandLine().getParseResult().hasMatchedOption(o)) {
                     throw new IllegalArgumentException(o + " is chosen by the client; --server takes only --bind, --port"
                             + " and --timeout");
@@ -347,7 +352,7 @@ final class PerfCommand implements Callable<Integer> {
         // with the default counts, a first row untimed so that the JIT does not compete with the timed ones
         PerfPlan.Row jit = iters == null && warmup == null ? PerfPlan.jitWarmupFor(rows.getFirst()) : null;
         return new PerfPlan(rows, qps, selector, signalEvery == null ? 0 : signalEvery, mtu(), wire, verify, json,
-                timeout, jit);
+                timeout, jit, busyPoll);
     }
 
     /** Payload bytes per packet on loopback when the devices choose it from the path (60 KiB). */

@@ -33,8 +33,11 @@ final class PerfEndpoints {
         return new UdpWire(UdpConfig.fromEnvironment());
     }
 
-    /** A device on {@code wire}: for UDP bound to {@code local} (the address the peer reaches us by), any port. */
-    static SoftDevice device(Wire wire, InetAddress local, String name) {
+    /**
+     * A device on {@code wire}: for UDP bound to {@code local} (the address the peer reaches us by),
+     * any port; its progress thread spins when idle if {@code busyPoll}, else backs off to blocking.
+     */
+    static SoftDevice device(Wire wire, InetAddress local, String name, boolean busyPoll) {
         String address;
         if (wire instanceof UdpWire) {
             String host = local.getHostAddress();
@@ -42,18 +45,22 @@ final class PerfEndpoints {
         } else {
             address = "inproc:" + name;
         }
-        return SoftDevice.open(wire, address, SoftConfig.builder().name(name).build());
+        return SoftDevice.open(wire, address, SoftConfig.builder().name(name).busySpin(busyPoll).build());
     }
 
     /**
-     * The device of one side: an shm device when {@code shm} (busy-polling when
-     * {@code slime4j.shm.busyPoll} is true), else a soft device on {@code wire}.
+     * The device of one side: an shm device when {@code shm}, else a soft device on {@code wire};
+     * busy-polling when {@code busyPoll} (for shm also when {@code slime4j.shm.busyPoll} is true).
      */
-    static VerbsDevice device(boolean shm, Wire wire, InetAddress local, String name) {
+    static VerbsDevice device(boolean shm, Wire wire, InetAddress local, String name, boolean busyPoll) {
         if (shm) {
-            return ShmDevice.open(ShmConfig.fromEnvironment().name(name).build());
+            ShmConfig.Builder b = ShmConfig.fromEnvironment().name(name);
+            if (busyPoll) {
+                b.busyPoll(true);
+            }
+            return ShmDevice.open(b.build());
         }
-        return device(wire, local, name);
+        return device(wire, local, name, busyPoll);
     }
 
     /** The buffer of one side: shared memory for shm (peers map it: one memcpy), else plain off-heap memory. */

@@ -18,14 +18,16 @@ import java.util.Locale;
  * @param timeout     bound of connecting, of each bootstrap message, and of a transfer without progress
  * @param jitWarmup   an untimed row run before the first one so that the JIT has compiled the data
  *                    path before anything is timed (null: none); not reported
+ * @param busyPoll    both sides' progress threads spin instead of blocking when idle (lowest
+ *                    latency, a core each); else they spin briefly, then block until work arrives
  */
 record PerfPlan(List<Row> rows, int qps, String selector, int signalEvery, int mtu, String wire, boolean verify, boolean json,
-                Duration timeout, Row jitWarmup) {
+                Duration timeout, Row jitWarmup, boolean busyPoll) {
 
-    /** A plan without a JIT warm-up row. */
+    /** A plan without a JIT warm-up row, whose progress threads block when idle. */
     PerfPlan(List<Row> rows, int qps, String selector, int signalEvery, int mtu, String wire, boolean verify, boolean json,
              Duration timeout) {
-        this(rows, qps, selector, signalEvery, mtu, wire, verify, json, timeout, null);
+        this(rows, qps, selector, signalEvery, mtu, wire, verify, json, timeout, null, false);
     }
 
     /** Bytes a JIT warm-up row moves at most; its operations are also capped at {@link #JIT_WARMUP_OPS}. */

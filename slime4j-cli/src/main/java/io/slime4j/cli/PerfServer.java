@@ -108,8 +108,9 @@ final class PerfServer {
             throw new CliException("the client asked for settings this server refuses: " + e.getMessage());
         }
         boolean shm = "shm".equals(hello.get("device", "soft"));
+        boolean busyPoll = Boolean.parseBoolean(hello.get("busyPoll", "false"));
         try (Wire wire = wires.get();
-             VerbsDevice device = PerfEndpoints.device(shm, wire, localAddress, "perf-server");
+             VerbsDevice device = PerfEndpoints.device(shm, wire, localAddress, "perf-server", busyPoll);
              Arena arena = Arena.ofShared();
              RdmaEndpoint ep = RdmaEndpoint.open(device, config)) {
             MemorySegment remote = PerfEndpoints.allocate(shm, arena, region);
@@ -120,7 +121,8 @@ final class PerfServer {
                 control.send(BootstrapMessage.of(Map.of("error", e.getMessage())), timeout);
                 throw new CliException("the client's endpoint does not fit this one: " + e.getMessage(), e);
             }
-            control.send(BootstrapMessage.of(ep.info(), Map.of("proto", PROTOCOL)), timeout);
+            control.send(BootstrapMessage.of(ep.info(), Map.of("proto", PROTOCOL, "busyPoll",
+                    Boolean.toString(busyPoll))), timeout); // the client checks that both sides progress alike
             serve(PerfLink.of(ep, device), remote);
         }
     }

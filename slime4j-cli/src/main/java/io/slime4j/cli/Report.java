@@ -8,7 +8,7 @@ import java.util.Locale;
  * ({@code ib_write_bw}, {@code ib_write_lat}), or with {@code --json} one JSON object per row.
  */
 final class Report {
-    private static final String RULE = "-".repeat(104);
+    private static final String RULE = "-".repeat(118);
 
     private final PrintStream out;
     private final PerfPlan plan;
@@ -47,9 +47,10 @@ final class Report {
                     row.iters(), r.megabytesPerSecond(), r.messagesPerSecond() / 1e6, r.latencyMicros(0.5),
                     r.latencyMicros(0.99), r.counters()[0], r.counters()[1], r.counters()[2], checked);
         } else {
-            out.printf(Locale.ROOT, " %-10d %-12d %-12.2f %-12.2f %-14.2f %-14.6f %-8d %-8d %-8d %s%n", row.bytes(),
-                    row.iters(), r.latencyMicros(0.5), r.latencyMicros(0.99), r.latencyMicros(0.999),
-                    r.messagesPerSecond() / 1e6, r.counters()[0], r.counters()[1], r.counters()[2], checked);
+            out.printf(Locale.ROOT, " %-10d %-12d %-12.2f %-12.2f %-14.2f %-12.2f %-14.6f %-8d %-8d %-8d %s%n",
+                    row.bytes(), row.iters(), r.latencyMicros(0.5), r.latencyMicros(0.99), r.latencyMicros(0.999),
+                    r.maxLatencyMicros(), r.messagesPerSecond() / 1e6, r.counters()[0], r.counters()[1],
+                    r.counters()[2], checked);
         }
         out.flush();
     }
@@ -65,6 +66,9 @@ final class Report {
         out.printf(" Queue pairs     : %-6d Outstanding ops : %-6d MTU : %-6s Verify : %s%n", plan.qps(), row.depth(),
                 plan.mtu() == 0 ? "path" : Integer.toString(plan.mtu()),
                 plan.verify() ? "every byte, where it landed" : "off (--verify checks every byte)");
+        out.printf(" Progress        : %s%n", plan.busyPoll()
+                ? "busy-poll (both sides' progress threads spin when idle, a core each)"
+                : "blocking (progress threads spin briefly, then block until work arrives; --busy-poll spins)");
         if (plan.jitWarmup() != null && !warmupShown) {
             warmupShown = true;
             out.printf(" Warm-up         : %d untimed %s of %s first (the JIT), then each row's own warm-up%n",
@@ -76,9 +80,9 @@ final class Report {
                     "BW average[MB/sec]", "MsgRate[Mpps]", "t_p50[usec]", "t_p99[usec]", "retrans", "dups",
                     "timeouts", "verified");
         } else {
-            out.printf(" %-10s %-12s %-12s %-12s %-14s %-14s %-8s %-8s %-8s %s%n", "#bytes", "#iterations",
-                    "t_p50[usec]", "t_p99[usec]", "t_p99.9[usec]", "MsgRate[Mpps]", "retrans", "dups", "timeouts",
-                    "verified");
+            out.printf(" %-10s %-12s %-12s %-12s %-14s %-12s %-14s %-8s %-8s %-8s %s%n", "#bytes", "#iterations",
+                    "t_p50[usec]", "t_p99[usec]", "t_p99.9[usec]", "t_max[usec]", "MsgRate[Mpps]", "retrans", "dups",
+                    "timeouts", "verified");
         }
     }
 

@@ -52,7 +52,7 @@ class MainTest {
         assertThat(run("perf", "--help")).isEqualTo(0);
         assertThat(out()).contains("--server", "--bind", "--port", "--connect", "--op", "--mode", "--size", "--sizes",
                 "--iters", "--warmup", "--depth", "--qps", "--selector", "--signal-every", "--wire", "--verify", "--json",
-                "--timeout", "--debug", "ib_write_bw").doesNotContain("--child");
+                "--timeout", "--busy-poll", "--debug", "ib_write_bw").doesNotContain("--child");
     }
 
     @Test
@@ -64,6 +64,8 @@ class MainTest {
             {"perf", "--mode", "lat", "--depth", "4"}, {"perf", "--size", "1K", "--sizes", "1:2"},
             {"perf", "--signal-every", "0"}, {"perf", "--selector", "stripe"}, {"perf", "--connect", ":1"},
             {"perf", "--wire", "inproc", "--connect", "h:1"}, {"perf", "--wire", "shm", "--connect", "h:1"},
+            {"perf", "--server", "--busy-poll"}, {"perf", "--busy-poll", "--directory", "file:/tmp/x", "--name", "a",
+                "--peer", "b"},
             {"demo", "--size", "12Q"}, {"bogus"}};
         for (String[] c : cases) {
             err.reset();

@@ -34,7 +34,13 @@ class PerfSystemTest {
                 assertThat(row).containsEntry("op", "write").containsEntry("mode", "bw")
                         .containsEntry("bytes", Long.toString(1L << i)).containsEntry("verified", "true")
                         .containsKeys("iters", "depth", "qps", "MBps", "msgsPerSec", "latP50us", "latP99us", "latP999us",
-                                "retransmits", "duplicates", "timeouts");
+                                "latMaxUs", "retransmits", "duplicates", "timeouts");
+                double p50 = Double.parseDouble(row.get("latP50us"));
+                double p99 = Double.parseDouble(row.get("latP99us"));
+                double p999 = Double.parseDouble(row.get("latP999us"));
+                assertThat(p50).as("latencies of %s", row).isPositive().isLessThanOrEqualTo(p99);
+                assertThat(p999).as("latencies of %s", row).isGreaterThanOrEqualTo(p99)
+                        .isLessThanOrEqualTo(Double.parseDouble(row.get("latMaxUs")));
                 assertThat(Double.parseDouble(row.get("msgsPerSec"))).isPositive();
                 assertThat(Double.parseDouble(row.get("MBps"))).isGreaterThanOrEqualTo(0);
             }
@@ -82,6 +88,33 @@ class PerfSystemTest {
             assertThat(p.out().stream().filter(l -> l.startsWith(" Warm-up "))).as(all)
                     .containsExactly(" Warm-up         : 20000 untimed write of 4 KiB first (the JIT), then each row's own warm-up");
             assertThat(p.out().stream().filter(l -> l.matches(" (4096|8192) +5000 .* yes"))).as(all).hasSize(2);
+        }
+    }
+
+    @Test
+    @Timeout(120)
+    void busyPollIsTakenByBothProcessesAndTheHeaderSaysWhichProgressRan() throws Exception {
+        try (CliProcess busy = CliProcess.start("perf", "--busy-poll", "--sizes", "4K:8K", "--iters", "200", "--verify")) {
+            assertThat(busy.exit(100)).as(busy.transcript()).isZero();
+            String all = String.join("\n", busy.out());
+            assertThat(busy.out().stream().filter(l -> l.startsWith(" Progress "))).as(all).containsExactly(
+                    " Progress        : busy-poll (both sides' progress threads spin when idle, a core each)");
+            assertThat(busy.out().stream().filter(l -> l.matches(" (4096|8192) +200 .* yes"))).as(all).hasSize(2);
+        }
+        try (CliProcess lat = CliProcess.start("perf", "--mode", "lat", "--size", "64", "--iters", "300")) {
+            assertThat(lat.exit(100)).as(lat.transcript()).isZero();
+            String all = String.join("\n", lat.out());
+            assertThat(all).contains(" Progress        : blocking (", "t_max[usec]");
+            assertThat(lat.out().stream().filter(l -> l.matches(" 64 +300 .*"))).as(all).singleElement()
+                    .satisfies(l -> {
+                        String[] f = l.trim().split(" +");
+                        double p50 = Double.parseDouble(f[2]);
+                        double p99 = Double.parseDouble(f[3]);
+                        double p999 = Double.parseDouble(f[4]);
+                        double max = Double.parseDouble(f[5]);
+                        assertThat(p50).isPositive();
+                        assertThat(new double[] {p50, p99, p999, max}).as(l).isSorted();
+                    });
         }
     }
 
