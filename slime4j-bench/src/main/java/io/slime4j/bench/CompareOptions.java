@@ -14,7 +14,7 @@ import java.util.Set;
  */
 final class CompareOptions {
     /** Every system the harness knows, in table order; slime4j first (ratios are to it). */
-    static final List<String> ALL_SYSTEMS = List.of("slime4j", "shm", "aeron", "jucx", "tcp", "udp", "memcpy");
+    static final List<String> ALL_SYSTEMS = List.of("slime4j", "slime4j-busy", "shm", "shm-busy", "aeron", "jucx", "tcp", "udp", "memcpy");
 
     List<String> systems = ALL_SYSTEMS;
     Set<Side.Workload> workloads = EnumSet.allOf(Side.Workload.class);

@@ -96,6 +96,8 @@ final class Results {
             case "slime4j@imm" -> "slime4j write-with-imm";
             case "shm" -> "slime4j shm (same host)";
             case "shm@imm" -> "slime4j shm write-with-imm";
+            case "slime4j-busy" -> "slime4j busy-poll";
+            case "shm-busy" -> "slime4j shm busy-poll";
             case "aeron" -> "Aeron";
             case "jucx" -> "JUCX";
             case "tcp" -> "NIO TCP";

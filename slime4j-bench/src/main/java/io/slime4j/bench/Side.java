@@ -110,8 +110,10 @@ abstract class Side {
 
     static Side create(String system, CompareOptions o, Link link, boolean isA) throws Unavailable {
         return switch (system) {
-            case "slime4j" -> new SlimeSide(o, link, isA, false);
-            case "shm" -> new SlimeSide(o, link, isA, true);
+            case "slime4j" -> new SlimeSide(o, link, isA, false, false);
+            case "slime4j-busy" -> new SlimeSide(o, link, isA, false, true);
+            case "shm" -> new SlimeSide(o, link, isA, true, false);
+            case "shm-busy" -> new SlimeSide(o, link, isA, true, true);
             case "aeron" -> AeronSide.create(o, link, isA);
             case "jucx" -> JucxSide.create(o, link, isA);
             case "tcp" -> new NioTcpSide(o, link, isA);

@@ -23,20 +23,24 @@ import java.util.List;
  * default endpoint settings; or (system "shm") over an {@link ShmDevice} with
  * {@link SharedMemory} buffers, the two processes on one host. Messages are two-sided
  * {@code send}/{@code recv} (variant "") or {@code writeWithImm}/{@code immRecv} (variant "imm");
- * bandwidth is one-sided {@code write}, and for shm also one-sided {@code read}.
+ * bandwidth is one-sided {@code write}, and for shm also one-sided {@code read}. The "-busy"
+ * systems are the same with busy-polling devices (their progress threads spin when idle; the
+ * others spin briefly, then block until work arrives), offering only the send/recv rate variant.
  */
 final class SlimeSide extends Side {
     /** Messages outstanding at once: half the default 64 message slots. */
     private static final int MESSAGE_WINDOW = 32;
     private UdpWire wire;
     private final boolean shm;
+    private final boolean busyPoll;
     private VerbsDevice device;
     private Arena arena;
     private RdmaEndpoint ep;
 
-    SlimeSide(CompareOptions options, Link link, boolean isA, boolean shm) {
+    SlimeSide(CompareOptions options, Link link, boolean isA, boolean shm, boolean busyPoll) {
         super(options, link, isA);
         this.shm = shm;
+        this.busyPoll = busyPoll;
     }
 
     @Override
@@ -47,10 +51,14 @@ final class SlimeSide extends Side {
         }
         String name = "compare-" + (isA ? "a" : "b");
         if (shm) {
-            device = ShmDevice.open(ShmConfig.fromEnvironment().name(name).build());
+            ShmConfig.Builder b = ShmConfig.fromEnvironment().name(name);
+            if (busyPoll) {
+                b.busyPoll(true);
+            }
+            device = ShmDevice.open(b.build());
         } else {
             wire = new UdpWire();
-            device = SoftDevice.open(wire, "udp:127.0.0.1:0", SoftConfig.builder().name(name).build());
+            device = SoftDevice.open(wire, "udp:127.0.0.1:0", SoftConfig.builder().name(name).busySpin(busyPoll).build());
         }
         arena = Arena.ofShared();
         // loopback never fragments a datagram: a 60 KiB MTU, as `slime4j perf` picks there (the IB-like
@@ -66,7 +74,7 @@ final class SlimeSide extends Side {
 
     @Override
     String[] rateVariants() {
-        return new String[] {"", "imm"};
+        return busyPoll ? new String[] {""} : new String[] {"", "imm"};
     }
 
     @Override

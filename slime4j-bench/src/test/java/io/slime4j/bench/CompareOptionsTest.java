@@ -10,7 +10,7 @@ class CompareOptionsTest {
     @Test
     void defaultsRunEverySystemAndWorkload() {
         CompareOptions o = CompareOptions.parse(new String[0]);
-        assertThat(o.systems).containsExactly("slime4j", "shm", "aeron", "jucx", "tcp", "udp", "memcpy");
+        assertThat(o.systems).containsExactly("slime4j", "slime4j-busy", "shm", "shm-busy", "aeron", "jucx", "tcp", "udp", "memcpy");
         assertThat(o.workloads).isEqualTo(EnumSet.allOf(Side.Workload.class));
         assertThat(o.rateSizes).containsExactly(32, 1024);
         assertThat(o.bandwidthSizes).containsExactly(64 << 10, 1 << 20, 16 << 20);
