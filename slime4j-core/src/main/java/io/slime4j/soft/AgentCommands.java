@@ -9,7 +9,7 @@ import org.slf4j.LoggerFactory;
  * Work other threads hand to the thread that drives one device: a command queued here runs at the
  * start of the agent's next duty cycle ({@link #runQueued}), or at once on the caller when no agent
  * drives the device any more (it was closed, its agent died, or it was opened undriven) or when
- * the caller is the agent itself. Also the wait for the agent's memory accesses to end
+ * the caller is the agent itself or a thread inside one of the device's cycles. Also the wait for the agent's memory accesses to end
  * ({@link #awaitQuiescence}), which deregistration needs.
  */
 final class AgentCommands {
@@ -18,13 +18,15 @@ final class AgentCommands {
 
     private final String device;
     private final ProgressAgent agent;
+    private final DutyCycle duty;
     private final ConcurrentLinkedQueue<Runnable> queue = new ConcurrentLinkedQueue<>();
     /** Set once the agent no longer drives the device: work then runs on the calling thread. */
     private volatile boolean detached;
 
-    AgentCommands(String device, ProgressAgent agent) {
+    AgentCommands(String device, ProgressAgent agent, DutyCycle duty) {
         this.device = device;
         this.agent = agent;
+        this.duty = duty;
     }
 
     /** From now on no agent drives the device: commands run on their callers. */
@@ -33,7 +35,7 @@ final class AgentCommands {
     }
 
     private boolean onCaller() {
-        return detached || !agent.isRunning() || Thread.currentThread() == agent.thread();
+        return detached || !agent.isRunning() || Thread.currentThread() == agent.thread() || duty.heldByCurrentThread();
     }
 
     /** Runs {@code command} on the agent thread (or here, if the agent no longer drives the device). */
@@ -47,14 +49,15 @@ final class AgentCommands {
     }
 
     /**
-     * Returns once every memory access the agent may have begun before this call has ended: waits
-     * for two complete duty cycles (bounded; not needed on the agent thread or once it stopped).
+     * Returns once every memory access a duty cycle may have begun before this call has ended:
+     * waits for two complete cycles of the device, whichever thread ran them (the agent, or a
+     * waiter driving a busy-polling device) (bounded; not needed inside a cycle or once the agent stopped).
      */
     void awaitQuiescence() {
         if (onCaller()) {
             return;
         }
-        if (!agent.awaitCycles(2, QUIESCENCE_TIMEOUT_NANOS)) {
+        if (!duty.awaitCycles(2, QUIESCENCE_TIMEOUT_NANOS, agent::wakeup, agent::isRunning)) {
             LOG.warn("device {}: agent did not complete a cycle within 5 s during deregistration", device);
         }
     }

@@ -14,7 +14,8 @@ import org.slf4j.LoggerFactory;
  * in an {@link IdleWait} (epoll on the ports' sockets and an eventfd, a selector, or a park) until
  * a datagram arrives, a poster wakes it, or the timeout passes: {@code maxIdlePark} while any
  * device has a timer or an ACK pending, {@link #QUIET_WAIT_NANOS} when none has (so an idle
- * connection costs nothing). With {@code busySpin} it only spins. Posting threads and the wire
+ * connection costs nothing). With {@code busySpin} it only spins, and rests while threads that wait
+ * for completions drive every one of its devices themselves ({@link DutyCycle}). Posting threads and the wire
  * wake it with {@link #wakeup()}, which makes a system call only while the agent is armed; a
  * wake-up that races with the agent arming is never lost (the agent re-checks a pending flag after
  * announcing that it is armed). Catches and counts every exception of a
@@ -38,6 +39,12 @@ final class ProgressAgent implements Runnable {
     private static final int SPINS = 5;
     private static final int YIELDS = 50;
     private static final long MIN_PARK_NANOS = 1_000;
+    /**
+     * How long a busy-spinning agent rests while waiters drive all its devices before it looks
+     * again: the bound on how long work posted after the last waiter left waits for the agent (a
+     * post does not wake a resting agent, so that a waiter's next post costs no system call).
+     */
+    static final long STAND_ASIDE_NANOS = 50_000;
     private static final long DETACH_POLL_NANOS = 10_000;
     private static final long STOP_WAIT_MILLIS = 5_000;
     /** Longest block of an agent whose devices owe nothing timed: a bound, not a period. */
@@ -68,6 +75,11 @@ final class ProgressAgent implements Runnable {
 
     String name() {
         return name;
+    }
+
+    /** Whether the agent spins when idle instead of blocking. */
+    boolean busySpin() {
+        return busySpin;
     }
 
     /** Adds {@code device} to the devices driven, starting the thread if none runs. */
@@ -177,7 +189,8 @@ final class ProgressAgent implements Runnable {
             int work = 0;
             for (SoftDevice d : devices) {
                 try {
-                    work += d.doWork(System.nanoTime()); // each device its own clock: earlier ones took time
+                    // each device its own clock: earlier ones took time; -1: a waiter runs its cycles now
+                    work += Math.max(0, d.duty().tryRun(System.nanoTime()));
                 } catch (Throwable t) {
                     d.countersSet().increment(Counter.AGENT_ERRORS);
                     if (t instanceof Error e) {
@@ -191,6 +204,17 @@ final class ProgressAgent implements Runnable {
             idle(work);
         }
         closeWaiter();
+    }
+
+    /** Whether waiters of busy-polling devices drive every device of this agent now. */
+    private boolean drivenByWaiters() {
+        SoftDevice[] now = devices;
+        for (SoftDevice d : now) {
+            if (!d.duty().drivenByWaiter()) {
+                return false;
+            }
+        }
+        return now.length > 0;
     }
 
     private void closeWaiter() {
@@ -255,7 +279,11 @@ final class ProgressAgent implements Runnable {
             idleCount = 0;
             parkNanos = MIN_PARK_NANOS;
             if (busySpin) {
-                Thread.onSpinWait();
+                if (work == 0 && drivenByWaiters()) {
+                    LockSupport.parkNanos(STAND_ASIDE_NANOS); // waiters drive every device: one spinning thread is enough
+                } else {
+                    Thread.onSpinWait();
+                }
             }
             return;
         }

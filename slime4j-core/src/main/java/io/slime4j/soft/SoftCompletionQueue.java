@@ -57,6 +57,7 @@ final class SoftCompletionQueue implements CompletionQueue {
     private volatile boolean closed;
     private long lostCompletions;
     private final ReentrantLock lock = new ReentrantLock();
+    private final java.util.function.BooleanSupplier readyOrClosed = () -> ready() || closed;
     /** The threads blocked in {@link #awaitReady}; {@link #waiters} counts them. */
     private final Set<Thread> sleepers = ConcurrentHashMap.newKeySet();
 
@@ -208,6 +209,10 @@ final class SoftCompletionQueue implements CompletionQueue {
         long deadline = System.nanoTime() + unit.toNanos(timeout);
         if (deadline - System.nanoTime() <= 0 || closed) {
             return false;
+        }
+        if (device.duty().waitersDrive() && !device.duty().heldByCurrentThread()) {
+            // UCX's way: the waiting thread progresses the device itself, no hand-off from the agent
+            return device.duty().driveUntil(readyOrClosed, deadline) && ready();
         }
         Thread me = Thread.currentThread();
         sleepers.add(me); // before counting ourselves: the producer that sees the count finds us

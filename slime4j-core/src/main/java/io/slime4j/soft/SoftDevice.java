@@ -47,6 +47,7 @@ public final class SoftDevice implements VerbsDevice {
     private final PacketOutput output;
     private final ProgressAgent agent;
     private final AgentCommands commands;
+    private final DutyCycle duty;
     private final MemorySegment scratch8 = Arena.ofAuto().allocate(8, 8);
     private final TimerWheel.Handler timeoutHandler =
             (t, now) -> ((SendSegment) t).owner.onTimeout((SendSegment) t, now);
@@ -71,7 +72,8 @@ public final class SoftDevice implements VerbsDevice {
         this.output = new PacketOutput(port);
         this.agent = group != null ? group.agent() : new ProgressAgent(name, config.busySpin(), config.maxIdlePark());
         port.onReceivable(agent::wakeup);
-        this.commands = new AgentCommands(name, agent);
+        this.duty = new DutyCycle(this::doWork, agent.busySpin());
+        this.commands = new AgentCommands(name, agent, duty);
         this.jmx = JmxCounters.register(counters, "io.slime4j:type=SoftDevice,name=" + JmxCounters.quote(name));
         if (!driven) {
             commands.detach(); // no thread: commands run on their callers, the caller runs the duty cycle
@@ -252,6 +254,7 @@ public final class SoftDevice implements VerbsDevice {
             Thread.currentThread().interrupt();
         }
         commands.detach();
+        duty.seize(); // nor does a waiter of a busy-polling device, from now on
         // the agent no longer drives this device: this thread is now the only producer of completions
         for (SoftQueuePair qp : queuePairs) {
             qp.enterError();
@@ -307,6 +310,11 @@ public final class SoftDevice implements VerbsDevice {
 
     void wakeup() {
         agent.wakeup();
+    }
+
+    /** Who runs this device's duty cycle now: its agent, or a waiter when it busy-polls. */
+    DutyCycle duty() {
+        return duty;
     }
 
     /** Runs {@code command} on the agent thread (or here, if the agent no longer drives this device). */

@@ -109,8 +109,7 @@ public abstract class CompletionAndCounterConformance extends ConformanceSuite {
                 woke.set(e);
             }
         });
-        Completions.awaitCondition(() -> waiter.getState() == Thread.State.TIMED_WAITING, Duration.ofSeconds(10),
-                "the waiter blocked in awaitReady");
+        awaitWaiting(waiter, "the waiter blocked in awaitReady");
         a.post(write(7, src, 0, KIB, remote, 0));
         waiter.join(10_000);
         assertThat(woke.get()).as("what the blocked awaitReady returned once a completion arrived").isEqualTo(true);
@@ -127,11 +126,21 @@ public abstract class CompletionAndCounterConformance extends ConformanceSuite {
                 interrupted.set(e);
             }
         });
-        Completions.awaitCondition(() -> second.getState() == Thread.State.TIMED_WAITING, Duration.ofSeconds(10),
-                "the second waiter blocked in awaitReady");
+        awaitWaiting(second, "the second waiter blocked in awaitReady");
         second.interrupt();
         second.join(10_000);
         assertThat(interrupted.get()).as("an interrupted awaitReady").isInstanceOf(InterruptedException.class);
+    }
+
+    /** Waits until {@code waiter} is blocked in awaitReady, or, where waiters spin, has run into it a while. */
+    private void awaitWaiting(Thread waiter, String what) throws InterruptedException {
+        if (waitersSpin()) {
+            Completions.awaitCondition(() -> waiter.getState() == Thread.State.RUNNABLE, Duration.ofSeconds(10), what);
+            Thread.sleep(50); // spinning in awaitReady by now (nothing else to run after its start)
+            assertThat(waiter.isAlive()).as(what + ": still waiting").isTrue();
+            return;
+        }
+        Completions.awaitCondition(() -> waiter.getState() == Thread.State.TIMED_WAITING, Duration.ofSeconds(10), what);
     }
 
     // -------------------------------------------------------------------------------- counters

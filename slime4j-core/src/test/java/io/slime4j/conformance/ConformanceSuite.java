@@ -73,6 +73,10 @@ public abstract class ConformanceSuite {
     }
 
     /** Whether the fixture's wire loses, duplicates or reorders packets. */
+    protected final boolean waitersSpin() {
+        return fixture.waitersSpin();
+    }
+
     protected final boolean faultsInjected() {
         return fixture.faultsInjected();
     }

@@ -50,6 +50,15 @@ public interface DeviceFixture extends AutoCloseable {
     }
 
     /**
+     * Whether a thread waiting on a completion queue spins (driving the device itself, as a
+     * busy-polling device's waiters do) instead of blocking: tests that watch a waiter block then
+     * watch it run instead.
+     */
+    default boolean waitersSpin() {
+        return false;
+    }
+
+    /**
      * Asserts what the fixture itself promises once a test's devices are closed (a faulty wire: that
      * its faults happened and were counted). Nothing by default.
      */

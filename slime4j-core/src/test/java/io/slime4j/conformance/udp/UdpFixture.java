@@ -32,7 +32,12 @@ public class UdpFixture implements DeviceFixture {
 
     @Override
     public VerbsDevice openDevice(String name) {
-        return SoftDevice.open(wire, "udp:127.0.0.1:0", SoftConfig.builder().name(name).build());
+        return SoftDevice.open(wire, "udp:127.0.0.1:0", deviceConfig(name).build());
+    }
+
+    /** The settings of the devices this fixture opens (a subclass may change more than the wire's). */
+    protected SoftConfig.Builder deviceConfig(String name) {
+        return SoftConfig.builder().name(name);
     }
 
     /** A loopback port that was free a moment ago: bound, noted and closed again. */

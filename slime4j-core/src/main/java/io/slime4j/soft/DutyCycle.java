@@ -1,0 +1,164 @@
+package io.slime4j.soft;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+
+/**
+ * The right to run one device's duty cycle: held by one thread at a time, usually the device's
+ * progress agent, and, on a device that busy-polls, also by a thread that waits for one of its
+ * completions ({@link #driveUntil}): UCX's model, where the caller's thread progresses the worker.
+ * The waiting thread then receives the datagram, completes the request and reaps the completion
+ * itself, with no hand-off from the agent, and the agent stands aside while it does
+ * ({@link #drivenByWaiter}), so a process that busy-polls spins one thread, not two.
+ *
+ * <p>Whoever holds the right owns every piece of protocol state of the device for that cycle:
+ * taking it is an acquire and giving it back a release, so one holder's writes are seen by the
+ * next. It also counts the cycles that ended ({@link #completed}), which is what
+ * {@link #awaitCycles} waits on when memory must no longer be touched by any earlier cycle.
+ */
+final class DutyCycle {
+    /** The work of one cycle: {@link SoftDevice#doWork}. */
+    @FunctionalInterface
+    interface Work {
+        int run(long nowNanos);
+    }
+
+    private static final VarHandle HOLDER;
+    private static final VarHandle WAITERS;
+
+    static {
+        try {
+            MethodHandles.Lookup l = MethodHandles.lookup();
+            HOLDER = l.findVarHandle(DutyCycle.class, "holder", Thread.class);
+            WAITERS = l.findVarHandle(DutyCycle.class, "waiters", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private static final long POLL_NANOS = 10_000;
+    private static final long SEIZE_TIMEOUT_NANOS = 5_000_000_000L;
+
+    private final Work work;
+    private final boolean waitersDrive;
+    private volatile Thread holder;
+    private volatile long completed;
+    private volatile int waiters;
+    /** Cycles run by waiters ({@link #driveUntil}); written by the holder only. */
+    private volatile long byWaiters;
+
+    /** {@code waitersDrive}: the device busy-polls, so a thread waiting for its completions drives it. */
+    DutyCycle(Work work, boolean waitersDrive) {
+        this.work = work;
+        this.waitersDrive = waitersDrive;
+    }
+
+    /** Whether a thread waiting for one of the device's completions runs its cycles ({@link #driveUntil}). */
+    boolean waitersDrive() {
+        return waitersDrive;
+    }
+
+    /**
+     * Runs one cycle unless another thread is running one: the work it did (0 or more), or -1
+     * when the right was held elsewhere. An exception of the cycle propagates, the right given back.
+     */
+    int tryRun(long nowNanos) {
+        return tryRun(nowNanos, false);
+    }
+
+    private int tryRun(long nowNanos, boolean waiter) {
+        if (!HOLDER.compareAndSet(this, null, Thread.currentThread())) {
+            return -1;
+        }
+        try {
+            return work.run(nowNanos);
+        } finally {
+            completed = completed + 1; // one writer: the holder
+            if (waiter) {
+                byWaiters = byWaiters + 1;
+            }
+            HOLDER.setRelease(this, null);
+        }
+    }
+
+    /**
+     * Takes the right for good (the device closes: from now on only the closing thread touches its
+     * state), once a cycle running elsewhere has ended; gives up after 5 s, returning false.
+     */
+    boolean seize() {
+        long deadline = System.nanoTime() + SEIZE_TIMEOUT_NANOS;
+        while (!HOLDER.compareAndSet(this, null, Thread.currentThread())) {
+            if (System.nanoTime() - deadline > 0) {
+                return false;
+            }
+            LockSupport.parkNanos(POLL_NANOS);
+        }
+        return true;
+    }
+
+    /** Whether the calling thread is inside a cycle now (or seized the right). */
+    boolean heldByCurrentThread() {
+        return holder == Thread.currentThread();
+    }
+
+    /** Cycles that ended, whoever ran them. */
+    long completed() {
+        return completed;
+    }
+
+    /** Cycles that threads waiting for a completion ran (the rest: the agent's). */
+    long byWaiters() {
+        return byWaiters;
+    }
+
+    /** Whether a thread waiting for a completion drives the cycles now (the agent need not). */
+    boolean drivenByWaiter() {
+        return waiters > 0;
+    }
+
+    /**
+     * Runs cycles on the calling thread, spinning, until {@code ready} holds or {@code deadline}
+     * ({@link System#nanoTime()}) passes; while another thread holds the right it only spins.
+     * Returns whether {@code ready} held. Interruptible; a cycle's exception propagates.
+     */
+    boolean driveUntil(BooleanSupplier ready, long deadline) throws InterruptedException {
+        WAITERS.getAndAdd(this, 1);
+        try {
+            while (!ready.getAsBoolean()) {
+                long now = System.nanoTime();
+                if (now - deadline >= 0) {
+                    return false;
+                }
+                if (tryRun(now, true) <= 0) {
+                    Thread.onSpinWait();
+                }
+                if (Thread.interrupted()) {
+                    throw new InterruptedException();
+                }
+            }
+            return true;
+        } finally {
+            WAITERS.getAndAdd(this, -1);
+        }
+    }
+
+    /**
+     * Waits until {@code n} more cycles have ended (every cycle begun before the call has then
+     * ended), calling {@code nudge} while it waits so that a resting agent runs them, or until
+     * {@code timeoutNanos} passed or {@code stillDriven} turns false. Returns whether they ended.
+     */
+    boolean awaitCycles(int n, long timeoutNanos, Runnable nudge, BooleanSupplier stillDriven) {
+        long target = completed + n;
+        long deadline = System.nanoTime() + timeoutNanos;
+        while (completed < target && stillDriven.getAsBoolean()) {
+            nudge.run();
+            if (System.nanoTime() - deadline > 0) {
+                return false;
+            }
+            LockSupport.parkNanos(POLL_NANOS);
+        }
+        return true;
+    }
+}

@@ -1,0 +1,111 @@
+package io.slime4j.soft;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.slime4j.verbs.AccessFlags;
+import io.slime4j.verbs.CompletionQueue;
+import io.slime4j.verbs.MemoryRegion;
+import io.slime4j.verbs.Opcode;
+import io.slime4j.verbs.ProtectionDomain;
+import io.slime4j.verbs.QpConfig;
+import io.slime4j.verbs.QueuePair;
+import io.slime4j.verbs.RemoteRegion;
+import io.slime4j.verbs.WcStatus;
+import io.slime4j.verbs.WorkCompletion;
+import io.slime4j.verbs.WorkRequest;
+import io.slime4j.wire.udp.UdpWire;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * On a busy-polling device the thread that waits for a completion drives the device itself
+ * ({@link DutyCycle}), and the device's agent stands aside meanwhile: one spinning thread per
+ * process, not two. On a default device the waiter blocks and the agent does all the work.
+ */
+@Timeout(60)
+class BusyPollWaiterTest {
+    private static final int WRITES = 2_000;
+
+    private record Side(SoftDevice device, CompletionQueue cq, QueuePair qp, MemoryRegion mr, MemorySegment mem) {
+        static Side open(UdpWire wire, Arena arena, boolean busy) {
+            SoftDevice d = SoftDevice.open(wire, "udp:127.0.0.1:0", SoftConfig.builder().busySpin(busy).build());
+            ProtectionDomain pd = d.allocateProtectionDomain();
+            CompletionQueue cq = d.createCompletionQueue(64);
+            QueuePair qp = d.createQueuePair(pd, QpConfig.builder().build(), cq, cq);
+            MemorySegment mem = arena.allocate(4096, 4096);
+            return new Side(d, cq, qp, pd.register(mem, AccessFlags.ALL), mem);
+        }
+
+        void write(Side peer, int i) throws InterruptedException {
+            mem.set(ValueLayout.JAVA_INT, 0, i);
+            qp.postSend(new WorkRequest().wrId(i).opcode(Opcode.RDMA_WRITE).sge(mr, 0, 64)
+                    .remote(RemoteRegion.of(peer.mr), 0));
+            WorkCompletion[] wcs = WorkCompletion.array(1);
+            assertThat(cq.await(wcs, 10, TimeUnit.SECONDS)).isEqualTo(1);
+            assertThat(wcs[0].status()).isEqualTo(WcStatus.SUCCESS);
+            assertThat(wcs[0].wrId()).isEqualTo(i);
+        }
+    }
+
+    @Test
+    void theWaiterDrivesABusyPollingDeviceAndItsAgentStandsAside() throws Exception {
+        try (UdpWire wire = new UdpWire(); Arena arena = Arena.ofShared()) {
+            Side a = Side.open(wire, arena, true);
+            Side b = Side.open(wire, arena, false);
+            try {
+                a.qp.connect(b.qp.localInfo());
+                b.qp.connect(a.qp.localInfo());
+                ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+                long agent = a.device.agentThread().threadId();
+                long agentBefore = mx.getThreadCpuTime(agent);
+                long waiterBefore = mx.getCurrentThreadCpuTime();
+                long waiterCyclesBefore = a.device.duty().byWaiters();
+                long t0 = System.nanoTime();
+
+                for (int i = 1; i <= WRITES; i++) {
+                    a.write(b, i);
+                }
+
+                long wall = System.nanoTime() - t0;
+                long agentCpu = mx.getThreadCpuTime(agent) - agentBefore;
+                long waiterCpu = mx.getCurrentThreadCpuTime() - waiterBefore;
+                assertThat(b.mem.get(ValueLayout.JAVA_INT, 0)).as("the last write landed").isEqualTo(WRITES);
+                assertThat(a.device.duty().byWaiters() - waiterCyclesBefore).as("cycles the waiter ran")
+                        .isGreaterThanOrEqualTo(WRITES);
+                // the agent rests while the waiter drives (a spinning one would use the whole wall time): it
+                // looks again every 50 µs and runs a cycle only between a completion and the next wait
+                assertThat(agentCpu).as("agent CPU %d µs, waiter CPU %d µs, wall %d µs", agentCpu / 1000,
+                        waiterCpu / 1000, wall / 1000).isLessThan(wall / 5);
+            } finally {
+                a.device.close();
+                b.device.close();
+            }
+        }
+    }
+
+    @Test
+    void aDefaultDeviceLeavesAllCyclesToItsAgent() throws Exception {
+        try (UdpWire wire = new UdpWire(); Arena arena = Arena.ofShared()) {
+            Side a = Side.open(wire, arena, false);
+            Side b = Side.open(wire, arena, false);
+            try {
+                a.qp.connect(b.qp.localInfo());
+                b.qp.connect(a.qp.localInfo());
+                for (int i = 1; i <= 100; i++) {
+                    a.write(b, i);
+                }
+                assertThat(a.device.duty().byWaiters()).isZero();
+                assertThat(a.device.duty().completed()).isPositive();
+            } finally {
+                a.device.close();
+                b.device.close();
+            }
+        }
+    }
+}

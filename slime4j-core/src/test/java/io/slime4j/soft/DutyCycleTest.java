@@ -1,0 +1,117 @@
+package io.slime4j.soft;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+@Timeout(30)
+class DutyCycleTest {
+
+    @Test
+    void aCycleRunsOnOneThreadAtATimeAndAnotherThreadIsTurnedAway() throws Exception {
+        CountDownLatch inside = new CountDownLatch(1);
+        CountDownLatch leave = new CountDownLatch(1);
+        DutyCycle duty = new DutyCycle(now -> {
+            inside.countDown();
+            try {
+                leave.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return 1;
+        }, true);
+        Thread holder = Thread.ofPlatform().start(() -> duty.tryRun(0));
+        assertThat(inside.await(5, TimeUnit.SECONDS)).isTrue();
+
+        assertThat(duty.tryRun(0)).as("held by the other thread").isEqualTo(-1);
+        assertThat(duty.heldByCurrentThread()).isFalse();
+        leave.countDown();
+        holder.join();
+        assertThat(duty.completed()).isEqualTo(1);
+    }
+
+    @Test
+    void aWaiterRunsCyclesItselfUntilWhatItWaitsForIsReady() throws Exception {
+        AtomicInteger cycles = new AtomicInteger();
+        AtomicReference<Thread> ranOn = new AtomicReference<>();
+        DutyCycle duty = new DutyCycle(now -> {
+            ranOn.set(Thread.currentThread());
+            return cycles.incrementAndGet() >= 5 ? 1 : 0;
+        }, true);
+
+        boolean ready = duty.driveUntil(() -> cycles.get() >= 5, System.nanoTime() + TimeUnit.SECONDS.toNanos(5));
+
+        assertThat(ready).isTrue();
+        assertThat(ranOn.get()).isSameAs(Thread.currentThread());
+        assertThat(duty.completed()).isEqualTo(5);
+        assertThat(duty.byWaiters()).isEqualTo(5);
+        assertThat(duty.drivenByWaiter()).as("it left").isFalse();
+    }
+
+    @Test
+    void aWaiterGivesUpAtItsDeadlineAndIsSeenDrivingMeanwhile() throws Exception {
+        DutyCycle duty = new DutyCycle(now -> 0, true);
+        AtomicInteger seenDriving = new AtomicInteger();
+        Thread watcher = Thread.ofPlatform().start(() -> {
+            long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(200);
+            while (System.nanoTime() - end < 0) {
+                if (duty.drivenByWaiter()) {
+                    seenDriving.incrementAndGet();
+                }
+            }
+        });
+        long t0 = System.nanoTime();
+        boolean ready = duty.driveUntil(() -> false, t0 + TimeUnit.MILLISECONDS.toNanos(100));
+        long took = System.nanoTime() - t0;
+        watcher.join();
+
+        assertThat(ready).isFalse();
+        assertThat(took).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(100));
+        assertThat(seenDriving.get()).isPositive();
+        assertThat(duty.completed()).isPositive();
+    }
+
+    @Test
+    void waitingForCyclesCountsTheCyclesOfWhicheverThreadRunsThem() throws Exception {
+        DutyCycle duty = new DutyCycle(now -> 0, true);
+        AtomicInteger nudges = new AtomicInteger();
+        // the "agent" here is the nudge: each nudge runs one cycle on the waiting thread's behalf
+        Thread driver = Thread.ofPlatform().start(() -> {
+            try {
+                duty.driveUntil(() -> nudges.get() >= 3, System.nanoTime() + TimeUnit.SECONDS.toNanos(5));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        assertThat(duty.awaitCycles(2, TimeUnit.SECONDS.toNanos(5), nudges::incrementAndGet, () -> true)).isTrue();
+        driver.join();
+        assertThat(duty.completed()).isGreaterThanOrEqualTo(2);
+    }
+
+    @Test
+    void waitingForCyclesEndsAtItsBoundWhenNothingRunsThem() {
+        DutyCycle duty = new DutyCycle(now -> 0, true);
+        long t0 = System.nanoTime();
+        assertThat(duty.awaitCycles(2, TimeUnit.MILLISECONDS.toNanos(50), () -> { }, () -> true)).isFalse();
+        assertThat(System.nanoTime() - t0).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(50));
+        assertThat(duty.awaitCycles(2, TimeUnit.SECONDS.toNanos(5), () -> { }, () -> false))
+                .as("nothing drives the device any more: no wait").isTrue();
+    }
+
+    @Test
+    void aSeizedCycleRunsNoMore() throws Exception {
+        AtomicInteger cycles = new AtomicInteger();
+        DutyCycle duty = new DutyCycle(now -> cycles.incrementAndGet(), true);
+        assertThat(duty.seize()).isTrue();
+        int[] other = new int[1];
+        Thread t = Thread.ofPlatform().start(() -> other[0] = duty.tryRun(0));
+        t.join();
+        assertThat(other[0]).isEqualTo(-1);
+        assertThat(cycles.get()).isZero();
+    }
+}
