@@ -2,6 +2,7 @@ package io.slime4j.endpoint;
 
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * The completion signal of one operation (invariant I1): created with its {@link OpState}, fired
@@ -12,10 +13,25 @@ import java.util.concurrent.TimeUnit;
  */
 class OpSignal {
     private final CountDownLatch latch = new CountDownLatch(1);
+    /** A thread that waits for this signal elsewhere than on it (a helper on its completion queue). */
+    private volatile Thread helper;
 
-    /** Wakes every waiter, now and later. */
+    /** Wakes every waiter, now and later, and the helper wherever it waits. */
     void fire() {
         latch.countDown();
+        Thread h = helper;
+        if (h != null) {
+            LockSupport.unpark(h);
+        }
+    }
+
+    /**
+     * The thread that waits for this signal by handling completions ({@link RailDrain#help}), or null
+     * when it leaves: the op's completion may be handled by another thread while this one is parked
+     * on the queue, and the fire must wake it there, not at its next re-check.
+     */
+    void helper(Thread t) {
+        helper = t;
     }
 
     boolean isFired() {
