@@ -2,7 +2,6 @@ package io.slime4j.soft;
 
 import io.slime4j.verbs.Counter;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import org.slf4j.Logger;
@@ -96,10 +95,7 @@ final class ProgressAgent implements Runnable {
                         + STOP_WAIT_MILLIS + " ms; cannot attach " + device.name());
             }
         }
-        SoftDevice[] now = devices;
-        SoftDevice[] next = Arrays.copyOf(now, now.length + 1);
-        next[now.length] = device;
-        devices = next;
+        devices = CopyOnWrite.with(devices, device);
         if (t != null && t.isAlive() && running) {
             wakeup();
             return;
@@ -119,7 +115,7 @@ final class ProgressAgent implements Runnable {
         boolean last;
         Thread t;
         synchronized (this) { // the thread read with the list: a later attach may start another one
-            devices = SoftDevice.without(devices, device);
+            devices = CopyOnWrite.without(devices, device);
             last = devices.length == 0;
             if (last) {
                 running = false;

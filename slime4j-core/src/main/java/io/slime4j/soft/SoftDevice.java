@@ -17,7 +17,6 @@ import org.slf4j.LoggerFactory;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -175,9 +174,7 @@ public final class SoftDevice implements VerbsDevice {
         byQpn[qpn] = qp;
         qp.registerJmx(JmxCounters.register(qp.countersSet(), "io.slime4j:type=QueuePair,device="
                 + JmxCounters.quote(name) + ",qpn=" + qpn));
-        SoftQueuePair[] all = Arrays.copyOf(queuePairs, queuePairs.length + 1);
-        all[all.length - 1] = qp;
-        queuePairs = all;
+        queuePairs = CopyOnWrite.with(queuePairs, qp);
         return qp;
     }
 
@@ -207,22 +204,10 @@ public final class SoftDevice implements VerbsDevice {
             synchronized (this) {
                 if (byQpn[qp.qpn()] == qp) {
                     byQpn[qp.qpn()] = null;
-                    queuePairs = without(queuePairs, qp);
+                    queuePairs = CopyOnWrite.without(queuePairs, qp);
                 }
             }
         });
-    }
-
-    /** A copy of {@code all} without {@code gone} (for copy-on-write arrays read by the agent). */
-    static <T> T[] without(T[] all, T gone) {
-        T[] kept = Arrays.copyOf(all, all.length);
-        int n = 0;
-        for (T x : all) {
-            if (x != gone) {
-                kept[n++] = x;
-            }
-        }
-        return Arrays.copyOf(kept, n);
     }
 
     /** Queue pairs open on this device now (a destroyed one leaves once its agent has flushed it). */
