@@ -63,17 +63,19 @@ final class DutyCycle {
     /**
      * Runs one cycle unless another thread is running one: the work it did (0 or more), or -1
      * when the right was held elsewhere. An exception of the cycle propagates, the right given back.
+     * The cycle's clock is read once the right is held, so the device never sees time go back
+     * when its cycles move from one thread to another.
      */
-    int tryRun(long nowNanos) {
-        return tryRun(nowNanos, false);
+    int tryRun() {
+        return tryRun(false);
     }
 
-    private int tryRun(long nowNanos, boolean waiter) {
+    private int tryRun(boolean waiter) {
         if (!HOLDER.compareAndSet(this, null, Thread.currentThread())) {
             return -1;
         }
         try {
-            return work.run(nowNanos);
+            return work.run(System.nanoTime());
         } finally {
             completed = completed + 1; // one writer: the holder
             if (waiter) {
@@ -127,11 +129,10 @@ final class DutyCycle {
         WAITERS.getAndAdd(this, 1);
         try {
             while (!ready.getAsBoolean()) {
-                long now = System.nanoTime();
-                if (now - deadline >= 0) {
+                if (System.nanoTime() - deadline >= 0) {
                     return false;
                 }
-                if (tryRun(now, true) <= 0) {
+                if (tryRun(true) <= 0) {
                     Thread.onSpinWait();
                 }
                 if (Thread.interrupted()) {

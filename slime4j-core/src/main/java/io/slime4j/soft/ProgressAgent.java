@@ -185,8 +185,8 @@ final class ProgressAgent implements Runnable {
             int work = 0;
             for (SoftDevice d : devices) {
                 try {
-                    // each device its own clock: earlier ones took time; -1: a waiter runs its cycles now
-                    work += Math.max(0, d.duty().tryRun(System.nanoTime()));
+                    // each device reads its own clock (earlier ones took time); -1: a waiter runs its cycles now
+                    work += Math.max(0, d.duty().tryRun());
                 } catch (Throwable t) {
                     d.countersSet().increment(Counter.AGENT_ERRORS);
                     if (t instanceof Error e) {

@@ -25,10 +25,10 @@ class DutyCycleTest {
             }
             return 1;
         }, true);
-        Thread holder = Thread.ofPlatform().start(() -> duty.tryRun(0));
+        Thread holder = Thread.ofPlatform().start(() -> duty.tryRun());
         assertThat(inside.await(5, TimeUnit.SECONDS)).isTrue();
 
-        assertThat(duty.tryRun(0)).as("held by the other thread").isEqualTo(-1);
+        assertThat(duty.tryRun()).as("held by the other thread").isEqualTo(-1);
         assertThat(duty.heldByCurrentThread()).isFalse();
         leave.countDown();
         holder.join();
@@ -104,12 +104,35 @@ class DutyCycleTest {
     }
 
     @Test
+    void theClockOfACycleIsReadOnceItsRightIsHeldSoTimeNeverGoesBackAcrossThreads() throws Exception {
+        long[] last = {Long.MIN_VALUE};
+        int[] backwards = {0};
+        DutyCycle duty = new DutyCycle(now -> {
+            if (now < last[0]) {
+                backwards[0]++;
+            }
+            last[0] = now;
+            return 0;
+        }, true);
+        Thread other = Thread.ofPlatform().start(() -> {
+            for (int i = 0; i < 200_000; i++) {
+                duty.tryRun();
+            }
+        });
+        for (int i = 0; i < 200_000; i++) {
+            duty.tryRun();
+        }
+        other.join();
+        assertThat(backwards[0]).isZero();
+    }
+
+    @Test
     void aSeizedCycleRunsNoMore() throws Exception {
         AtomicInteger cycles = new AtomicInteger();
         DutyCycle duty = new DutyCycle(now -> cycles.incrementAndGet(), true);
         assertThat(duty.seize()).isTrue();
         int[] other = new int[1];
-        Thread t = Thread.ofPlatform().start(() -> other[0] = duty.tryRun(0));
+        Thread t = Thread.ofPlatform().start(() -> other[0] = duty.tryRun());
         t.join();
         assertThat(other[0]).isEqualTo(-1);
         assertThat(cycles.get()).isZero();
