@@ -43,6 +43,7 @@ final class DutyCycle {
 
     private final Work work;
     private final boolean waitersDrive;
+    private final java.util.function.Consumer<RuntimeException> waiterError;
     private volatile Thread holder;
     private volatile long completed;
     private volatile int waiters;
@@ -51,8 +52,19 @@ final class DutyCycle {
 
     /** {@code waitersDrive}: the device busy-polls, so a thread waiting for its completions drives it. */
     DutyCycle(Work work, boolean waitersDrive) {
+        this(work, waitersDrive, e -> {
+            throw e;
+        });
+    }
+
+    /**
+     * {@code waiterError} takes an exception of a cycle a waiter ran (counted and logged as the
+     * agent does with its own, so the waiter goes on waiting); an {@link Error} propagates.
+     */
+    DutyCycle(Work work, boolean waitersDrive, java.util.function.Consumer<RuntimeException> waiterError) {
         this.work = work;
         this.waitersDrive = waitersDrive;
+        this.waiterError = waiterError;
     }
 
     /** Whether a thread waiting for one of the device's completions runs its cycles ({@link #driveUntil}). */
@@ -123,7 +135,8 @@ final class DutyCycle {
     /**
      * Runs cycles on the calling thread, spinning, until {@code ready} holds or {@code deadline}
      * ({@link System#nanoTime()}) passes; while another thread holds the right it only spins.
-     * Returns whether {@code ready} held. Interruptible; a cycle's exception propagates.
+     * Returns whether {@code ready} held. Interruptible; a cycle's exception goes to the handler
+     * given at construction, an {@link Error} propagates.
      */
     boolean driveUntil(BooleanSupplier ready, long deadline) throws InterruptedException {
         WAITERS.getAndAdd(this, 1);
@@ -132,7 +145,14 @@ final class DutyCycle {
                 if (System.nanoTime() - deadline >= 0) {
                     return false;
                 }
-                if (tryRun(true) <= 0) {
+                int done;
+                try {
+                    done = tryRun(true);
+                } catch (RuntimeException e) {
+                    waiterError.accept(e);
+                    done = 0;
+                }
+                if (done <= 0) {
                     Thread.onSpinWait();
                 }
                 if (Thread.interrupted()) {

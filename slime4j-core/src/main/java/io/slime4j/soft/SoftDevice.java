@@ -71,7 +71,10 @@ public final class SoftDevice implements VerbsDevice {
         this.output = new PacketOutput(port);
         this.agent = group != null ? group.agent() : new ProgressAgent(name, config.busySpin(), config.maxIdlePark());
         port.onReceivable(agent::wakeup);
-        this.duty = new DutyCycle(this::doWork, agent.busySpin());
+        this.duty = new DutyCycle(this::doWork, agent.busySpin(), e -> { // as the agent does with its own
+            counters.increment(io.slime4j.verbs.Counter.AGENT_ERRORS);
+            LOG.warn("a thread driving {} while it waited caught an exception; continuing", name, e);
+        });
         this.commands = new AgentCommands(name, agent, duty);
         this.jmx = JmxCounters.register(counters, "io.slime4j:type=SoftDevice,name=" + JmxCounters.quote(name));
         if (!driven) {

@@ -127,6 +127,22 @@ class DutyCycleTest {
     }
 
     @Test
+    void anExceptionOfAWaitersCycleGoesToTheHandlerAndTheWaiterGoesOn() throws Exception {
+        AtomicInteger cycles = new AtomicInteger();
+        java.util.List<RuntimeException> handled = new java.util.ArrayList<>();
+        DutyCycle duty = new DutyCycle(now -> {
+            if (cycles.incrementAndGet() == 2) {
+                throw new IllegalStateException("cycle 2");
+            }
+            return 1;
+        }, true, handled::add);
+
+        assertThat(duty.driveUntil(() -> cycles.get() >= 4, System.nanoTime() + TimeUnit.SECONDS.toNanos(5))).isTrue();
+        assertThat(handled).singleElement().extracting(Throwable::getMessage).isEqualTo("cycle 2");
+        assertThat(duty.completed()).isEqualTo(4);
+    }
+
+    @Test
     void aSeizedCycleRunsNoMore() throws Exception {
         AtomicInteger cycles = new AtomicInteger();
         DutyCycle duty = new DutyCycle(now -> cycles.incrementAndGet(), true);
