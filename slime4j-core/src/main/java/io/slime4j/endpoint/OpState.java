@@ -4,7 +4,6 @@ import io.slime4j.verbs.WcStatus;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Layer 2: the identity and result of one operation. Created per op, never pooled; owned by its
@@ -21,6 +20,7 @@ final class OpState {
     private static final VarHandle VIEWS;
     private static final VarHandle ERROR;
     private static final VarHandle GATES;
+    private static final VarHandle PARTS;
 
     static {
         try {
@@ -29,6 +29,7 @@ final class OpState {
             VIEWS = l.findVarHandle(OpState.class, "views", ViewNode.class);
             ERROR = l.findVarHandle(OpState.class, "error", Failure.class);
             GATES = l.findVarHandle(OpState.class, "gates", GateNode.class);
+            PARTS = l.findVarHandle(OpState.class, "parts", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -52,7 +53,8 @@ final class OpState {
     final OpSignal signal;
     private final OpTracker tracker;
     private final TransferFuture future;
-    private final AtomicInteger parts = new AtomicInteger(1);
+    /** Parts not yet finished (a field, not an AtomicInteger: one object less per op). */
+    @SuppressWarnings("unused") private volatile int parts = 1;
     private volatile long bytes;
     private volatile int immediate;
     @SuppressWarnings("unused") private volatile Failure error;
@@ -65,8 +67,12 @@ final class OpState {
     IoPlan plan;
     /** The local regions the op uses, let go of when it settles, or null. */
     private volatile Regions.Use use;
-    /** The {@link Ordering} set this op is in until it settles, or null. */
-    volatile java.util.Set<OpState> orderedIn;
+    /** The {@link Ordering} chain this op is in until it settles, or null; its neighbours there (the chain's lock guards them). */
+    volatile Ordering.Chain orderedIn;
+    OpState orderPrev;
+    OpState orderNext;
+    /** This op's entry in the in-flight registry (set when registered). */
+    InFlightRegistry.Entry registryEntry;
 
     OpState(long seq, OpKind kind, long bytes, OpSignal signal, OpTracker tracker) {
         this.seq = seq;
@@ -90,7 +96,7 @@ final class OpState {
     }
 
     boolean isSettled() {
-        return parts.get() == 0;
+        return parts == 0;
     }
 
     boolean hasFailed() {
@@ -99,12 +105,12 @@ final class OpState {
 
     /** One more part (a slot lease) that must finish before the op settles. */
     void addPart() {
-        parts.incrementAndGet();
+        PARTS.getAndAdd(this, 1);
     }
 
     /** A part finished; the last one settles the op. */
     void partDone() {
-        int left = parts.decrementAndGet();
+        int left = (int) PARTS.getAndAdd(this, -1) - 1;
         if (left == 0) {
             Regions.Use u = use;
             if (u != null) {
@@ -150,7 +156,7 @@ final class OpState {
 
     /** Settled: releases every gate holding on this op, telling each when the op did not succeed. */
     private void releaseGates() {
-        java.util.Set<OpState> in = orderedIn;
+        Ordering.Chain in = orderedIn;
         if (in != null) {
             in.remove(this);
         }
