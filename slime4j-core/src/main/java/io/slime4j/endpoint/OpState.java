@@ -63,8 +63,11 @@ final class OpState {
     @SuppressWarnings("unused") private volatile GateNode gates;
     /** The deferred immediate of a multi-queue-pair write-with-imm, or null. */
     ImmFence fence;
-    /** The requests of a one-sided op (for re-issue on another lane when one fails), or null. */
-    IoPlan plan;
+    /**
+     * The requests of a one-sided op (for re-issue on another lane when one fails) until it settles
+     * (then the plan goes back to its pool), or null.
+     */
+    volatile IoPlan plan;
     /** The local regions the op uses, let go of when it settles, or null. */
     private volatile Regions.Use use;
     /** The {@link Ordering} chain this op is in until it settles, or null; its neighbours there (the chain's lock guards them). */
@@ -114,14 +117,22 @@ final class OpState {
         if (left == 0) {
             Regions.Use u = use;
             if (u != null) {
+                use = null;
                 u.run();
             }
             releaseGates();
             Failure f = error;
-            if (f == null) {
+            if (result != null) {
+                // completed already (cancelled, failed at once): nothing more to report
+            } else if (f == null) {
                 complete(new Result(TransferStatus.SUCCESS, WcStatus.SUCCESS, bytes, immediate, null));
             } else {
                 complete(new Result(TransferStatus.FAILED, f.status(), 0, 0, f.message()));
+            }
+            IoPlan p = plan;
+            if (p != null) { // settled and completed: no request is outstanding, none can be re-issued
+                plan = null;
+                p.recycle();
             }
         } else if (left < 0) {
             throw new IllegalStateException("op " + seq + " finished more parts than it had");
