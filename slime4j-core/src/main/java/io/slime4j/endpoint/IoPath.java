@@ -92,6 +92,7 @@ final class IoPath {
         IoBatch b = plan.batch.reset(op, plan, immediate, ordered);
         op.fence = b.fence;
         op.plan = plan;
+        op.rail = plan.rail;
         if (ordered) {
             holdForEarlier(b);
         }

@@ -64,6 +64,8 @@ final class IoPlan {
     boolean singleQp;
     /** Queue pair of a separate immediate request. */
     int immQp;
+    /** The rail every request (and a separate immediate) goes to, or -1 for several or none ({@link OpState#rail}). */
+    int rail;
     /** Target of a separate, zero-length immediate request. */
     long immAddress;
     long immKey;
@@ -201,6 +203,7 @@ final class IoPlan {
         immAddress = batch.isEmpty() ? 0 : remotes[0].address() + batch.getFirst().remoteOffset();
         immKey = units == 0 ? 0 : immKey(immQp);
         layOut();
+        rail = railOf(kind == OpKind.WRITE_WITH_IMM);
         return this;
     }
 
@@ -216,6 +219,17 @@ final class IoPlan {
             nextOnQp[r] = seen[q];
             seen[q] = r;
         }
+    }
+
+    /** The one rail of every request (and of the separate immediate, {@code withImm}), or -1. */
+    private int railOf(boolean withImm) {
+        int one = withImm ? transport.laneRail[immQp] : count > 0 ? transport.laneRail[qp[0]] : -1;
+        for (int r = 0; r < count; r++) {
+            if (transport.laneRail[qp[r]] != one) {
+                return -1;
+            }
+        }
+        return one;
     }
 
     /** The local region names of a batch, each once, in first-use order, into {@link #localNames}. */

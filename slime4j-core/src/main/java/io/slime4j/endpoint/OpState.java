@@ -74,6 +74,11 @@ final class OpState {
     volatile Ordering.Chain orderedIn;
     OpState orderPrev;
     OpState orderNext;
+    /**
+     * The rail through whose completion queue every completion of this op comes, or -1 when unknown
+     * or several (set before the op is posted; a multi-rail endpoint's waiter helps that rail only).
+     */
+    int rail = -1;
     /** This op's entry in the in-flight registry (set when registered). */
     InFlightRegistry.Entry registryEntry;
 
@@ -204,7 +209,7 @@ final class OpState {
 
     /** Waits until the op's signal fires, helping its dispatcher when it can ({@link RailDrain#help}). */
     void awaitSignal() throws InterruptedException {
-        RailDrain d = tracker.drainer();
+        RailDrain d = tracker.drainer(this);
         while (d != null && !signal.isFired()) {
             Boolean fired = d.help(signal, Long.MAX_VALUE / 2);
             if (fired == null) {
@@ -216,7 +221,7 @@ final class OpState {
 
     /** Waits up to {@code nanos} for the op's signal, helping its dispatcher when it can; whether it fired. */
     boolean awaitSignal(long nanos) throws InterruptedException {
-        RailDrain d = tracker.drainer();
+        RailDrain d = tracker.drainer(this);
         if (d != null && !signal.isFired() && nanos > 0) {
             long start = System.nanoTime();
             Boolean fired = d.help(signal, nanos);
