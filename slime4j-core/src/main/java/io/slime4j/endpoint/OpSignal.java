@@ -5,11 +5,11 @@ import java.lang.invoke.VarHandle;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * The completion signal of one operation (invariant I1): created with its {@link OpState}, fired
- * once when the op completes, never shared with another op and never reset. A one-shot signal
- * cannot be rebound, which is the point: a future waiting on it can only ever be woken by its own
- * op. Not final only so that a test can substitute a deliberately shared signal and watch the I1
- * test fail.
+ * The completion signal of one operation (invariant I1): every {@link OpState} is one (it extends
+ * this class, so the signal costs no object of its own), fired once when the op completes, never
+ * shared with another op and never reset. A one-shot signal cannot be rebound, which is the point:
+ * a future waiting on it can only ever be woken by its own op. Not final only so that a test can
+ * substitute a deliberately shared signal and watch the I1 test fail.
  *
  * <p>It costs one small object and no lock: a volatile flag and the one thread parked on it. A
  * waiter spins briefly ({@value #SPINS} checks), then registers itself and parks until

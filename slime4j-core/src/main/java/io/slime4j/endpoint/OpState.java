@@ -14,8 +14,12 @@ import java.util.concurrent.CompletableFuture;
  * with the first failure any part reported. <em>Completing</em>: the result is set exactly once (a
  * CAS), the op leaves the in-flight registry and its {@link OpSignal} fires. {@link #cancel} may
  * complete an op before it settles; it still settles later, when the wire is done with its memory.
+ *
+ * <p>An op is its own {@link OpSignal} (one per op by construction, I1), and a successful one
+ * shares one result marker, its byte count and immediate being its own fields: an op costs this
+ * object, its {@link TransferFuture} and its weak entry in the {@link InFlightRegistry}.
  */
-final class OpState {
+final class OpState extends OpSignal {
     private static final VarHandle RESULT;
     private static final VarHandle VIEWS;
     private static final VarHandle ERROR;
@@ -47,6 +51,8 @@ final class OpState {
     private record GateNode(OrderGate gate, GateNode next) {}
 
     private static final GateNode SETTLED = new GateNode(null, null);
+    /** The result of every successful op; its bytes and immediate are the op's own ({@link #resultBytes}). */
+    private static final Result SUCCEEDED = new Result(TransferStatus.SUCCESS, WcStatus.SUCCESS, 0, 0, null);
 
     final long seq;
     final OpKind kind;
@@ -86,7 +92,7 @@ final class OpState {
         this.seq = seq;
         this.kind = kind;
         this.bytes = bytes;
-        this.signal = signal;
+        this.signal = signal != null ? signal : this;
         this.tracker = tracker;
         this.future = new TransferFuture(this);
     }
@@ -97,6 +103,18 @@ final class OpState {
 
     Result result() {
         return result;
+    }
+
+    /** The byte count of the result: the op's own for a success, 0 otherwise or while pending. */
+    long resultBytes() {
+        Result r = result;
+        return r == SUCCEEDED ? bytes : r == null ? 0 : r.bytes();
+    }
+
+    /** The immediate of the result: the op's own for a success, 0 otherwise or while pending. */
+    int resultImmediate() {
+        Result r = result;
+        return r == SUCCEEDED ? immediate : r == null ? 0 : r.immediate();
     }
 
     boolean isDone() {
@@ -130,7 +148,7 @@ final class OpState {
             if (result != null) {
                 // completed already (cancelled, failed at once): nothing more to report
             } else if (f == null) {
-                complete(new Result(TransferStatus.SUCCESS, WcStatus.SUCCESS, bytes, immediate, null));
+                complete(SUCCEEDED);
             } else {
                 complete(new Result(TransferStatus.FAILED, f.status(), 0, 0, f.message()));
             }
