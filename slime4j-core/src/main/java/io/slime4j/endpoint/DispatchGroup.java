@@ -17,7 +17,7 @@ import java.util.concurrent.locks.LockSupport;
  * queue that last had completions (woken by its producer at once) for a slice that starts at
  * {@value #MIN_IDLE_NANOS} ns and doubles up to {@value #MAX_IDLE_NANOS} ns, then sweeps again: a
  * completion of another member waits at most that long when no caller is helping (a caller
- * blocked in {@code await} on a one-rail endpoint takes its queue over and is not delayed).
+ * blocked in {@code await} takes its op's rail's queue over and is not delayed).
  * Threads start with the first member of their rail and end with {@link #close()}.
  */
 public final class DispatchGroup implements AutoCloseable {

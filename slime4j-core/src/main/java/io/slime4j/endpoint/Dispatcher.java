@@ -17,10 +17,12 @@ import java.util.concurrent.locks.ReentrantLock;
  * queue order, whoever does it.
  *
  * <p>Usually its own thread does it: it waits in {@link CompletionQueue#awaitReady} with a bounded
- * timeout (no busy spin). On a single-rail endpoint a caller blocked in
- * {@link TransferFuture#await()} (or {@code join}, {@code get}) may instead take the queue over
- * ({@link #help}): it waits on the completion queue itself and handles what arrives until its own
- * op's signal fires, so its completion reaches it without the hand-off through the dispatch thread.
+ * timeout (no busy spin). A caller blocked in {@link TransferFuture#await()} (or {@code join},
+ * {@code get}) may instead take the queue over ({@link #help}): on a single-rail endpoint for any
+ * op, on a multi-rail one for an op whose requests all went to this rail ({@link OpState#rail}). It
+ * spins briefly ({@value #HELP_SPINS} looks), then waits on the completion queue itself and handles
+ * what arrives until its own op's signal fires, so its completion reaches it without the hand-off
+ * through the dispatch thread.
  * One caller helps at a time (others wait on their signals as before); while one does, the dispatch
  * thread stands aside (looking again every {@link #STAND_ASIDE_NANOS}), and the helper wakes it
  * when it leaves completions behind.
@@ -42,6 +44,8 @@ final class Dispatcher implements Runnable, RailDrain {
      * completion of this queue (cancelled, failed while posting) wakes its helper within this.
      */
     static final long HELP_SLICE_MAX_NANOS = 20_000_000;
+    /** Looks a helper takes at the queue (and its signal) before it blocks on the queue. */
+    static final int HELP_SPINS = 100;
 
     /**
      * How long the dispatch thread stands aside while a caller helps before it looks again: the
@@ -246,6 +250,9 @@ final class Dispatcher implements Runnable, RailDrain {
                 if (Thread.interrupted()) {
                     throw new InterruptedException();
                 }
+                if (spin(signal)) {
+                    continue; // something arrived, or the op completed elsewhere
+                }
                 long wait = Math.min(remaining, slice);
                 long began = System.nanoTime();
                 if (!cq.awaitReady(wait, TimeUnit.NANOSECONDS)) {
@@ -263,6 +270,17 @@ final class Dispatcher implements Runnable, RailDrain {
                 LockSupport.unpark(thread); // completions left behind: hand them to the dispatch thread now
             }
         }
+    }
+
+    /** A brief spin before blocking: whether a completion arrived or the signal fired meanwhile. */
+    private boolean spin(OpSignal signal) throws InterruptedException {
+        for (int i = 0; i < HELP_SPINS; i++) {
+            if (signal.isFired() || cq.awaitReady(0, TimeUnit.NANOSECONDS)) {
+                return true;
+            }
+            Thread.onSpinWait();
+        }
+        return false;
     }
 
     private void dispatch(WorkCompletion wc) {

@@ -103,9 +103,7 @@ final class EndpointWiring {
         if (watch != null) {
             watch.dispatchers(dispatchers);
         }
-        if (used == 1) {
-            tracker.drainer(dispatchers[0]); // every op completes through rail 0's queue: its waiters may help
-        }
+        tracker.drainers(dispatchers); // waiters may help the rail their op completes on
         this.cancellation = new Cancellation(imm, tracker, cancels);
         this.shutdown = new Shutdown(lifecycle, cancellation, transport, ioPool, sendQueues, messages, imm, dispatchers,
                 router, releaser, regions);

@@ -40,6 +40,7 @@ final class IoPath {
     private final SlotPool pool;
     private final IoSendQueue[] sendQueues;
     private final Ordering ordering;
+    private final IoPlanPool plans;
 
     IoPath(Lifecycle lifecycle, EndpointConfig config, Regions regions, Router router, Transport transport,
            OpTracker tracker, EndpointHooks hooks, BackPressure backPressure, SlotReleaser releaser, ImmRecvPath imm,
@@ -58,21 +59,29 @@ final class IoPath {
         this.pool = pool;
         this.sendQueues = sendQueues;
         this.ordering = ordering;
+        this.plans = new IoPlanPool(transport, sendQueues.length, config.ioSlots());
     }
 
     TransferFuture submit(OpKind kind, List<Assignment> batch, int immediate) {
         lifecycle.checkUsable();
-        IoPlan plan = IoPlan.of(kind, batch, regions, router, transport, config.maxRequestBytes(),
-                transport.io[0].config().mtu()); // the MTU the device chose
+        IoPlan plan = plans.take();
+        try {
+            plan.fill(kind, batch, regions, router, config.maxRequestBytes(),
+                    transport.io[0].config().mtu()); // the MTU the device chose
+        } catch (RuntimeException e) { // misuse: the plan goes back unused
+            plan.recycle();
+            throw e;
+        }
         if (kind == OpKind.WRITE_WITH_IMM) {
             imm.acquirePeerCredit();
         }
         OpState op = tracker.newOp(kind, plan.totalBytes);
         try {
-            regions.use(op, plan.localNames);
+            regions.use(op, plan.localNames, plan.localNameCount, plan.use);
         } catch (IllegalArgumentException e) { // a region of the batch is being deregistered
             op.failNow(WcStatus.GENERAL_ERR, e.getMessage());
             op.partDone();
+            plan.recycle();
             if (kind == OpKind.WRITE_WITH_IMM) {
                 imm.returnPeerCredit();
             }
@@ -80,9 +89,10 @@ final class IoPath {
         }
         // one lane: RC orders the immediate after every earlier request already; several: it waits
         boolean ordered = kind == OpKind.WRITE_WITH_IMM && sendQueues.length > 1 && ordering.ioInFlight();
-        IoBatch b = new IoBatch(op, plan, immediate, sendQueues.length, ordered);
+        IoBatch b = plan.batch.reset(op, plan, immediate, ordered);
         op.fence = b.fence;
         op.plan = plan;
+        op.rail = plan.rail;
         if (ordered) {
             holdForEarlier(b);
         }
@@ -107,8 +117,9 @@ final class IoPath {
             deferred.fire(op, b.fence);
         }
         ordering.posted(op);
-        op.partDone();
-        if (refusal != null && b.dataPosted == 0) {
+        int posted = b.dataPosted;
+        op.partDone(); // from here the plan (and b) may be back in the pool and another op's
+        if (refusal != null && posted == 0) {
             throw refusal; // nothing reached the wire: refuse the call instead of returning a failed future
         }
         return op.future();

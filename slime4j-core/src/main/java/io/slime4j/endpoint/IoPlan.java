@@ -20,58 +20,112 @@ import java.util.Locale;
  * the rest), so striping adds no partial packet of its own: a 1 MiB write over 4 lanes at a
  * 60 KiB MTU is 18 packets, as it is on one lane, not 20. (A stripe longer than
  * {@code maxRequestBytes} is still cut into requests of that size, which need not be whole packets.)
+ *
+ * <p>A plan is reused: its arrays only grow, and it goes back to its {@link IoPlanPool} when its op
+ * settles (no request of it can then be re-issued or completed), so a one-request write plans
+ * without allocating. It also carries the op's posting state ({@link #batch}) and the op's use of
+ * its local regions ({@link #use}). Filled by one caller thread; read-only after posting.
  */
 final class IoPlan {
     /** Each kind's name as error messages use it (made once: not a string per operation, and locale-proof). */
     private static final String[] USE = Arrays.stream(OpKind.values())
             .map(k -> k.name().toLowerCase(Locale.ROOT)).toArray(String[]::new);
 
-    final int count;
+    int count;
     /** The lane of each request. */
-    final int[] qp;
-    final long[] localAddress;
-    final long[] localKey;
-    final long[] remoteAddress;
-    final long[] remoteKey;
-    final int[] length;
-    /** The local regions the batch uses, each once (the op uses them until it settles). */
-    final String[] localNames;
+    int[] qp = new int[1];
+    long[] localAddress = new long[1];
+    long[] localKey = new long[1];
+    long[] remoteAddress = new long[1];
+    long[] remoteKey = new long[1];
+    int[] length = new int[1];
     /** The assignment each request belongs to (to find its keys on another rail when it is re-issued). */
-    final int[] unit;
-    private final MemoryRegion[][] locals;
-    private final RegionInfo[] remotes;
+    int[] unit = new int[1];
+    /** The local regions the batch uses, each once (the op uses them until it settles): the first {@link #localNameCount}. */
+    String[] localNames = new String[1];
+    int localNameCount;
+    /** For each queue pair, the index of the last request on it (-1: none). */
+    int[] lastOnQp;
+    /** For each request, the index of the next request on the same queue pair ({@link #count}: none). */
+    int[] nextOnQp = new int[1];
+    private int[] seen;
+    private MemoryRegion[][] locals = new MemoryRegion[1][];
+    private RegionInfo[] remotes = new RegionInfo[1];
+    private MemoryRegion[] checked = new MemoryRegion[1];
+    private long[] stripes = new long[1];
     private final Transport transport;
+    private final IoPlanPool pool;
+    /** The op's posting state, reset for each op. */
+    final IoBatch batch = new IoBatch();
+    /** The op's use of its local regions, refilled for each op. */
+    final Regions.Use use = new Regions.Use();
     long totalBytes;
     /** Whether every request goes to one queue pair (so an immediate can ride on the last one). */
     boolean singleQp;
     /** Queue pair of a separate immediate request. */
     int immQp;
+    /** The rail every request (and a separate immediate) goes to, or -1 for several or none ({@link OpState#rail}). */
+    int rail;
     /** Target of a separate, zero-length immediate request. */
     long immAddress;
     long immKey;
 
-    private IoPlan(int count, int units, Transport transport, String[] localNames) {
-        this.count = count;
-        this.localNames = localNames;
+    IoPlan(Transport transport, int qps, IoPlanPool pool) {
         this.transport = transport;
-        qp = new int[count];
-        localAddress = new long[count];
-        localKey = new long[count];
-        remoteAddress = new long[count];
-        remoteKey = new long[count];
-        length = new int[count];
-        unit = new int[count];
-        locals = new MemoryRegion[units][];
-        remotes = new RegionInfo[units];
+        this.pool = pool;
+        this.lastOnQp = new int[qps];
+        this.seen = new int[qps];
     }
+
+    /** Back to the pool (its op settled); nothing may use it afterwards. */
+    void recycle() {
+        Arrays.fill(locals, 0, Math.min(locals.length, unitsUsed), null);
+        Arrays.fill(remotes, 0, Math.min(remotes.length, unitsUsed), null);
+        Arrays.fill(checked, 0, Math.min(checked.length, unitsUsed), null);
+        Arrays.fill(localNames, 0, localNameCount, null);
+        batch.op = null;
+        batch.fence = null;
+        use.clear();
+        if (pool != null) {
+            pool.give(this);
+        }
+    }
+
+    private int unitsUsed;
 
     /** {@code bytes} rounded up to whole packets, when it is at least one packet. */
     static long roundUp(long bytes, int packetBytes) {
         return bytes < packetBytes ? bytes : (bytes + packetBytes - 1) / packetBytes * packetBytes;
     }
 
-    static IoPlan of(OpKind kind, List<Assignment> batch, Regions regions, Router router, Transport transport,
-                     int maxRequestBytes, int packetBytes) {
+    private void ensureUnits(int units) {
+        if (locals.length < units) {
+            locals = new MemoryRegion[units][];
+            remotes = new RegionInfo[units];
+            checked = new MemoryRegion[units];
+            stripes = new long[units];
+            localNames = new String[units];
+        }
+        unitsUsed = units;
+    }
+
+    private void ensureRequests(int n) {
+        if (qp.length < n) {
+            qp = new int[n];
+            localAddress = new long[n];
+            localKey = new long[n];
+            remoteAddress = new long[n];
+            remoteKey = new long[n];
+            length = new int[n];
+            unit = new int[n];
+            nextOnQp = new int[n];
+        }
+        count = n;
+    }
+
+    /** Plans {@code batch}: checks every assignment, then cuts and routes it (see the class comment). */
+    IoPlan fill(OpKind kind, List<Assignment> batch, Regions regions, Router router, int maxRequestBytes,
+                int packetBytes) {
         if (batch == null) {
             throw new IllegalArgumentException("batch must not be null");
         }
@@ -82,19 +136,18 @@ final class IoPlan {
         String use = USE[kind.ordinal()];
         QpSelector selector = router.selector();
         int lanes = router.qps();
+        int units = batch.size();
+        ensureUnits(units);
         long requests = 0;
-        long[] stripes = new long[batch.size()];
-        MemoryRegion[] checked = new MemoryRegion[batch.size()];
-        RegionInfo[] remote = new RegionInfo[batch.size()];
-        for (int i = 0; i < batch.size(); i++) {
+        for (int i = 0; i < units; i++) {
             Assignment a = batch.get(i);
             if (a == null) {
                 throw new IllegalArgumentException("assignment " + i + " of the batch is null");
             }
             checked[i] = regions.local(a.localRegion(), a.localOffset(), a.length(), localNeed, use);
-            remote[i] = regions.remote(a.remoteRegion(), a.remoteOffset(), a.length(), remoteNeed, use);
+            remotes[i] = regions.remote(a.remoteRegion(), a.remoteOffset(), a.length(), remoteNeed, use);
         }
-        for (int i = 0; i < batch.size(); i++) {
+        for (int i = 0; i < units; i++) {
             long len = batch.get(i).length();
             long s = len == 0 ? 1 : selector.stripeBytes(whole, len, lanes);
             if (s <= 0 || s > len) {
@@ -110,15 +163,15 @@ final class IoPlan {
         if (requests > Integer.MAX_VALUE - 1) {
             throw new IllegalArgumentException("batch needs " + requests + " work requests; split it");
         }
-        IoPlan p = new IoPlan((int) requests, batch.size(), transport, distinctLocalNames(batch));
+        ensureRequests((int) requests);
+        distinctLocalNames(batch);
         int r = 0;
         long total = 0;
         int firstQp = -1;
         boolean single = true;
-        for (int i = 0; i < batch.size(); i++) {
+        for (int i = 0; i < units; i++) {
             Assignment a = batch.get(i);
-            p.locals[i] = regions.byRail(a.localRegion());
-            p.remotes[i] = remote[i];
+            locals[i] = regions.byRail(a.localRegion());
             for (long stripeAt = 0; stripeAt < a.length(); stripeAt += stripes[i]) {
                 long stripeLen = Math.min(stripes[i], a.length() - stripeAt);
                 long segments = (stripeLen + maxRequestBytes - 1) / maxRequestBytes;
@@ -129,13 +182,13 @@ final class IoPlan {
                     QpOpType type = segments == 1 ? whole
                             : k == 0 ? QpOpType.SAR_FIRST : k == segments - 1 ? QpOpType.SAR_LAST : QpOpType.SAR_MIDDLE;
                     int q = router.select(type, messageId);
-                    p.qp[r] = q;
-                    p.unit[r] = i;
-                    p.localAddress[r] = checked[i].address() + a.localOffset() + done;
-                    p.remoteAddress[r] = remote[i].address() + a.remoteOffset() + done;
-                    p.localKey[r] = p.localKeyOn(r, q);
-                    p.remoteKey[r] = p.remoteKeyOn(r, q);
-                    p.length[r] = len;
+                    qp[r] = q;
+                    unit[r] = i;
+                    localAddress[r] = checked[i].address() + a.localOffset() + done;
+                    remoteAddress[r] = remotes[i].address() + a.remoteOffset() + done;
+                    localKey[r] = localKeyOn(r, q);
+                    remoteKey[r] = remoteKeyOn(r, q);
+                    length[r] = len;
                     firstQp = firstQp < 0 ? q : firstQp;
                     single &= q == firstQp;
                     total += len;
@@ -143,33 +196,62 @@ final class IoPlan {
                 }
             }
         }
-        p.totalBytes = total;
-        p.singleQp = p.count > 0 && single;
-        p.immQp = p.singleQp ? firstQp : kind == OpKind.WRITE_WITH_IMM
+        totalBytes = total;
+        singleQp = count > 0 && single;
+        immQp = singleQp ? firstQp : kind == OpKind.WRITE_WITH_IMM
                 ? router.select(QpOpType.EAGER, router.newMessageId()) : 0;
-        p.immAddress = batch.isEmpty() ? 0 : remote[0].address() + batch.getFirst().remoteOffset();
-        p.immKey = p.immKey(p.immQp);
-        return p;
+        immAddress = batch.isEmpty() ? 0 : remotes[0].address() + batch.getFirst().remoteOffset();
+        immKey = units == 0 ? 0 : immKey(immQp);
+        layOut();
+        rail = railOf(kind == OpKind.WRITE_WITH_IMM);
+        return this;
     }
 
-    /** The local region names of a batch, each once, in first-use order. */
-    private static String[] distinctLocalNames(List<Assignment> batch) {
-        String[] names = new String[batch.size()];
+    /** Each queue pair's last request, and each request's next one on the same queue pair. */
+    private void layOut() {
+        Arrays.fill(lastOnQp, -1);
+        Arrays.fill(seen, count);
+        for (int r = count - 1; r >= 0; r--) {
+            int q = qp[r];
+            if (lastOnQp[q] < 0) {
+                lastOnQp[q] = r;
+            }
+            nextOnQp[r] = seen[q];
+            seen[q] = r;
+        }
+    }
+
+    /** The one rail of every request (and of the separate immediate, {@code withImm}), or -1. */
+    private int railOf(boolean withImm) {
+        int one = withImm ? transport.laneRail[immQp] : count > 0 ? transport.laneRail[qp[0]] : -1;
+        for (int r = 0; r < count; r++) {
+            if (transport.laneRail[qp[r]] != one) {
+                return -1;
+            }
+        }
+        return one;
+    }
+
+    /** The local region names of a batch, each once, in first-use order, into {@link #localNames}. */
+    private void distinctLocalNames(List<Assignment> batch) {
         int n = 0;
         outer:
-        for (Assignment a : batch) {
-            String name = a.localRegion();
+        for (int k = 0; k < batch.size(); k++) {
+            String name = batch.get(k).localRegion();
             for (int i = 0; i < n; i++) {
-                if (names[i].equals(name)) {
+                if (localNames[i].equals(name)) {
                     continue outer;
                 }
             }
-            names[n++] = name;
+            localNames[n++] = name;
             if (n > 8 && batch.size() > 64) { // a large batch over many regions: no quadratic scan
-                return batch.stream().map(Assignment::localRegion).distinct().toArray(String[]::new);
+                String[] all = batch.stream().map(Assignment::localRegion).distinct().toArray(String[]::new);
+                System.arraycopy(all, 0, localNames, 0, all.length);
+                n = all.length;
+                break;
             }
         }
-        return n == names.length ? names : java.util.Arrays.copyOf(names, n);
+        localNameCount = n;
     }
 
     /** The local key of request {@code r}'s memory on the rail of {@code lane}. */
@@ -184,6 +266,6 @@ final class IoPlan {
 
     /** The key for a lone immediate on {@code lane} (0 for an empty batch: nothing is written). */
     long immKey(int lane) {
-        return remotes.length == 0 ? 0 : remotes[0].remoteKey(transport.laneRail[lane]);
+        return unitsUsed == 0 ? 0 : remotes[0].remoteKey(transport.laneRail[lane]);
     }
 }

@@ -102,28 +102,6 @@ final class IoSendQueue {
         return Math.max(1, Math.min(signalEvery, depth / 2));
     }
 
-    /** For each queue pair, the index of the op's last request on it ({@code -1}: none). */
-    static int[] lastIndexPerQp(int[] qpOfRequest, int count, int qps) {
-        int[] last = new int[qps];
-        java.util.Arrays.fill(last, -1);
-        for (int r = 0; r < count; r++) {
-            last[qpOfRequest[r]] = r;
-        }
-        return last;
-    }
-
-    /** For each request, the index of the op's next request on the same queue pair ({@code count}: none). */
-    static int[] nextIndexOnSameQp(int[] qpOfRequest, int count, int qps) {
-        int[] next = new int[count];
-        int[] seen = new int[qps];
-        java.util.Arrays.fill(seen, count);
-        for (int r = count - 1; r >= 0; r--) {
-            next[r] = seen[qpOfRequest[r]];
-            seen[qpOfRequest[r]] = r;
-        }
-        return next;
-    }
-
     /**
      * Decides whether {@code wr} is signaled, records it for (slot, position) and posts it, as one
      * step. The caller holds a credit for it; if posting throws, nothing is recorded and the caller

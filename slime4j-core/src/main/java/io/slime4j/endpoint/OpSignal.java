@@ -1,49 +1,111 @@
 package io.slime4j.endpoint;
 
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * The completion signal of one operation (invariant I1): created with its {@link OpState}, fired
- * once when the op completes, never shared with another op and never reset. A one-shot latch
- * cannot be rebound, which is the point: a future waiting on it can only ever be woken by its own
- * op. Not final only so that a test can substitute a deliberately shared signal and watch the I1
- * test fail.
+ * The completion signal of one operation (invariant I1): every {@link OpState} is one (it extends
+ * this class, so the signal costs no object of its own), fired once when the op completes, never
+ * shared with another op and never reset. A one-shot signal cannot be rebound, which is the point:
+ * a future waiting on it can only ever be woken by its own op. Not final only so that a test can
+ * substitute a deliberately shared signal and watch the I1 test fail.
+ *
+ * <p>It costs one small object and no lock: a volatile flag and the one thread parked on it. A
+ * waiter spins briefly ({@value #SPINS} checks), then registers itself and parks until
+ * {@link #fire} unparks it; a second thread waiting on the same op at the same time (rare) finds
+ * the place taken and re-checks on a timed park, from {@value #POLL_MIN_NANOS} ns doubling up to
+ * {@value #POLL_MAX_NANOS} ns. The flag is written before the waiter is read, and the waiter
+ * before the flag is read again, both volatile, so a wake-up is never lost.
  */
 class OpSignal {
-    private final CountDownLatch latch = new CountDownLatch(1);
-    /** A thread that waits for this signal elsewhere than on it (a helper on its completion queue). */
-    private volatile Thread helper;
+    /** Checks of the flag before a waiter parks. */
+    static final int SPINS = 64;
+    static final long POLL_MIN_NANOS = 50_000;
+    static final long POLL_MAX_NANOS = 1_000_000;
 
-    /** Wakes every waiter, now and later, and the helper wherever it waits. */
+    private static final VarHandle WAITER;
+
+    static {
+        try {
+            WAITER = MethodHandles.lookup().findVarHandle(OpSignal.class, "waiter", Thread.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private volatile boolean fired;
+    @SuppressWarnings("unused") private volatile Thread waiter;
+
+    /** Wakes every waiter, now and later. */
     void fire() {
-        latch.countDown();
-        Thread h = helper;
-        if (h != null) {
-            LockSupport.unpark(h);
+        fired = true;
+        Thread w = waiter;
+        if (w != null) {
+            LockSupport.unpark(w);
         }
     }
 
     /**
-     * The thread that waits for this signal by handling completions ({@link RailDrain#help}), or null
-     * when it leaves: the op's completion may be handled by another thread while this one is parked
-     * on the queue, and the fire must wake it there, not at its next re-check.
+     * A thread that waits for this signal elsewhere than on it (a helper on its completion queue,
+     * {@link RailDrain#help}) takes the waiter's place, so that {@link #fire} wakes it wherever it
+     * parks: the op's completion may be handled by another thread meanwhile. {@code null}: it
+     * leaves (the place is freed if it still holds it).
      */
     void helper(Thread t) {
-        helper = t;
+        if (t != null) {
+            WAITER.compareAndSet(this, null, t);
+        } else {
+            WAITER.compareAndSet(this, Thread.currentThread(), null);
+        }
     }
 
     boolean isFired() {
-        return latch.getCount() == 0;
+        return fired;
     }
 
     void await() throws InterruptedException {
-        latch.await();
+        while (!await(Long.MAX_VALUE / 2)) {
+            // a wait of 146 years timed out: wait again
+        }
     }
 
     /** Waits up to {@code nanos}; whether the signal fired. */
     boolean await(long nanos) throws InterruptedException {
-        return latch.await(nanos, TimeUnit.NANOSECONDS);
+        for (int i = 0; i < SPINS; i++) {
+            if (fired) {
+                return true;
+            }
+            Thread.onSpinWait();
+        }
+        if (nanos <= 0) {
+            return fired;
+        }
+        Thread me = Thread.currentThread();
+        boolean own = WAITER.compareAndSet(this, null, me) || waiter == me;
+        long deadline = System.nanoTime() + nanos;
+        long poll = POLL_MIN_NANOS;
+        try {
+            while (!fired) {
+                if (Thread.interrupted()) {
+                    throw new InterruptedException();
+                }
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return false;
+                }
+                if (own) {
+                    LockSupport.parkNanos(this, left);
+                } else {
+                    LockSupport.parkNanos(this, Math.min(left, poll));
+                    poll = Math.min(poll * 2, POLL_MAX_NANOS);
+                }
+            }
+            return true;
+        } finally {
+            if (own) {
+                WAITER.compareAndSet(this, me, null);
+            }
+        }
     }
 }

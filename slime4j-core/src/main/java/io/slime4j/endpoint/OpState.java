@@ -4,7 +4,6 @@ import io.slime4j.verbs.WcStatus;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Layer 2: the identity and result of one operation. Created per op, never pooled; owned by its
@@ -15,12 +14,17 @@ import java.util.concurrent.atomic.AtomicInteger;
  * with the first failure any part reported. <em>Completing</em>: the result is set exactly once (a
  * CAS), the op leaves the in-flight registry and its {@link OpSignal} fires. {@link #cancel} may
  * complete an op before it settles; it still settles later, when the wire is done with its memory.
+ *
+ * <p>An op is its own {@link OpSignal} (one per op by construction, I1), and a successful one
+ * shares one result marker, its byte count and immediate being its own fields: an op costs this
+ * object, its {@link TransferFuture} and its weak entry in the {@link InFlightRegistry}.
  */
-final class OpState {
+final class OpState extends OpSignal {
     private static final VarHandle RESULT;
     private static final VarHandle VIEWS;
     private static final VarHandle ERROR;
     private static final VarHandle GATES;
+    private static final VarHandle PARTS;
 
     static {
         try {
@@ -29,6 +33,7 @@ final class OpState {
             VIEWS = l.findVarHandle(OpState.class, "views", ViewNode.class);
             ERROR = l.findVarHandle(OpState.class, "error", Failure.class);
             GATES = l.findVarHandle(OpState.class, "gates", GateNode.class);
+            PARTS = l.findVarHandle(OpState.class, "parts", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -46,13 +51,16 @@ final class OpState {
     private record GateNode(OrderGate gate, GateNode next) {}
 
     private static final GateNode SETTLED = new GateNode(null, null);
+    /** The result of every successful op; its bytes and immediate are the op's own ({@link #resultBytes}). */
+    private static final Result SUCCEEDED = new Result(TransferStatus.SUCCESS, WcStatus.SUCCESS, 0, 0, null);
 
     final long seq;
     final OpKind kind;
     final OpSignal signal;
     private final OpTracker tracker;
     private final TransferFuture future;
-    private final AtomicInteger parts = new AtomicInteger(1);
+    /** Parts not yet finished (a field, not an AtomicInteger: one object less per op). */
+    @SuppressWarnings("unused") private volatile int parts = 1;
     private volatile long bytes;
     private volatile int immediate;
     @SuppressWarnings("unused") private volatile Failure error;
@@ -61,18 +69,30 @@ final class OpState {
     @SuppressWarnings("unused") private volatile GateNode gates;
     /** The deferred immediate of a multi-queue-pair write-with-imm, or null. */
     ImmFence fence;
-    /** The requests of a one-sided op (for re-issue on another lane when one fails), or null. */
-    IoPlan plan;
+    /**
+     * The requests of a one-sided op (for re-issue on another lane when one fails) until it settles
+     * (then the plan goes back to its pool), or null.
+     */
+    volatile IoPlan plan;
     /** The local regions the op uses, let go of when it settles, or null. */
     private volatile Regions.Use use;
-    /** The {@link Ordering} set this op is in until it settles, or null. */
-    volatile java.util.Set<OpState> orderedIn;
+    /** The {@link Ordering} chain this op is in until it settles, or null; its neighbours there (the chain's lock guards them). */
+    volatile Ordering.Chain orderedIn;
+    OpState orderPrev;
+    OpState orderNext;
+    /**
+     * The rail through whose completion queue every completion of this op comes, or -1 when unknown
+     * or several (set before the op is posted; a multi-rail endpoint's waiter helps that rail only).
+     */
+    int rail = -1;
+    /** This op's entry in the in-flight registry (set when registered). */
+    InFlightRegistry.Entry registryEntry;
 
     OpState(long seq, OpKind kind, long bytes, OpSignal signal, OpTracker tracker) {
         this.seq = seq;
         this.kind = kind;
         this.bytes = bytes;
-        this.signal = signal;
+        this.signal = signal != null ? signal : this;
         this.tracker = tracker;
         this.future = new TransferFuture(this);
     }
@@ -85,12 +105,24 @@ final class OpState {
         return result;
     }
 
+    /** The byte count of the result: the op's own for a success, 0 otherwise or while pending. */
+    long resultBytes() {
+        Result r = result;
+        return r == SUCCEEDED ? bytes : r == null ? 0 : r.bytes();
+    }
+
+    /** The immediate of the result: the op's own for a success, 0 otherwise or while pending. */
+    int resultImmediate() {
+        Result r = result;
+        return r == SUCCEEDED ? immediate : r == null ? 0 : r.immediate();
+    }
+
     boolean isDone() {
         return result != null;
     }
 
     boolean isSettled() {
-        return parts.get() == 0;
+        return parts == 0;
     }
 
     boolean hasFailed() {
@@ -99,23 +131,31 @@ final class OpState {
 
     /** One more part (a slot lease) that must finish before the op settles. */
     void addPart() {
-        parts.incrementAndGet();
+        PARTS.getAndAdd(this, 1);
     }
 
     /** A part finished; the last one settles the op. */
     void partDone() {
-        int left = parts.decrementAndGet();
+        int left = (int) PARTS.getAndAdd(this, -1) - 1;
         if (left == 0) {
             Regions.Use u = use;
             if (u != null) {
+                use = null;
                 u.run();
             }
             releaseGates();
             Failure f = error;
-            if (f == null) {
-                complete(new Result(TransferStatus.SUCCESS, WcStatus.SUCCESS, bytes, immediate, null));
+            if (result != null) {
+                // completed already (cancelled, failed at once): nothing more to report
+            } else if (f == null) {
+                complete(SUCCEEDED);
             } else {
                 complete(new Result(TransferStatus.FAILED, f.status(), 0, 0, f.message()));
+            }
+            IoPlan p = plan;
+            if (p != null) { // settled and completed: no request is outstanding, none can be re-issued
+                plan = null;
+                p.recycle();
             }
         } else if (left < 0) {
             throw new IllegalStateException("op " + seq + " finished more parts than it had");
@@ -150,7 +190,7 @@ final class OpState {
 
     /** Settled: releases every gate holding on this op, telling each when the op did not succeed. */
     private void releaseGates() {
-        java.util.Set<OpState> in = orderedIn;
+        Ordering.Chain in = orderedIn;
         if (in != null) {
             in.remove(this);
         }
@@ -187,7 +227,7 @@ final class OpState {
 
     /** Waits until the op's signal fires, helping its dispatcher when it can ({@link RailDrain#help}). */
     void awaitSignal() throws InterruptedException {
-        RailDrain d = tracker.drainer();
+        RailDrain d = tracker.drainer(this);
         while (d != null && !signal.isFired()) {
             Boolean fired = d.help(signal, Long.MAX_VALUE / 2);
             if (fired == null) {
@@ -199,7 +239,7 @@ final class OpState {
 
     /** Waits up to {@code nanos} for the op's signal, helping its dispatcher when it can; whether it fired. */
     boolean awaitSignal(long nanos) throws InterruptedException {
-        RailDrain d = tracker.drainer();
+        RailDrain d = tracker.drainer(this);
         if (d != null && !signal.isFired() && nanos > 0) {
             long start = System.nanoTime();
             Boolean fired = d.help(signal, nanos);

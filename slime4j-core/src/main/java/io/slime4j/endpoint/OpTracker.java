@@ -37,17 +37,27 @@ final class OpTracker {
     }
 
     /**
-     * The dispatcher a waiting caller may help ({@link RailDrain#help}), or null: set only on a
-     * single-rail endpoint, where every op completes through that one queue.
+     * The rails' dispatchers, which a waiting caller may help ({@link RailDrain#help}), or null
+     * before they exist. On one rail every op completes through that rail's queue; on several, only
+     * an op whose requests all went to one rail ({@link OpState#rail}) is helped, on that rail.
      */
-    private volatile RailDrain drainer;
+    private volatile RailDrain[] drainers;
 
-    void drainer(RailDrain d) {
-        drainer = d;
+    void drainers(RailDrain[] ds) {
+        drainers = ds.clone();
     }
 
-    RailDrain drainer() {
-        return drainer;
+    /** The dispatcher {@code op}'s waiter may help, or null (it waits on the op's signal alone). */
+    RailDrain drainer(OpState op) {
+        RailDrain[] ds = drainers;
+        if (ds == null || ds.length == 0) {
+            return null;
+        }
+        if (ds.length == 1) {
+            return ds[0];
+        }
+        int r = op.rail;
+        return r >= 0 && r < ds.length ? ds[r] : null;
     }
 
     /** Called once per op, by whichever thread completed it. */

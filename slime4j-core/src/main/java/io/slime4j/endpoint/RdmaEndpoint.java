@@ -381,7 +381,7 @@ public final class RdmaEndpoint implements AutoCloseable {
 
     Thread dispatchThread() { return dispatchers[0].thread(); }
     /** Waits in which a caller took rail 0's completion queue over ({@link Dispatcher#help}). */
-    long helpedWaits() { return dispatchers[0].helpedWaits(); }
+    long helpedWaits() { return java.util.Arrays.stream(dispatchers).mapToLong(Dispatcher::helpedWaits).sum(); }
 
     Router router() { return router; }
     LaneRecovery laneRecovery() { return lanes; }

@@ -39,15 +39,23 @@ final class Regions {
      * in-flight registry (I4: nothing but a future, a lease or a running completion keeps an op alive).
      */
     static final class Use implements Runnable {
-        private final Local[] locals;
+        private Local[] locals;
+        private int count;
+
+        /** An empty use, to be filled by {@link Regions#use(OpState, String[], int, Use)} (and reused after it ran). */
+        Use() {
+            this.locals = new Local[1];
+        }
 
         private Use(Local[] locals) {
             this.locals = locals;
+            this.count = locals.length;
         }
 
         boolean includes(Object region) {
-            for (Local l : locals) {
-                if (l == region) {
+            Local[] ls = locals;
+            for (int i = 0; i < count; i++) {
+                if (ls[i] == region) {
                     return true;
                 }
             }
@@ -56,9 +64,15 @@ final class Regions {
 
         @Override
         public void run() {
-            for (Local l : locals) {
-                l.users.decrementAndGet();
+            for (int i = 0; i < count; i++) {
+                locals[i].users.decrementAndGet();
             }
+        }
+
+        /** Forgets the regions (before reuse). */
+        void clear() {
+            java.util.Arrays.fill(locals, 0, count, null);
+            count = 0;
         }
     }
 
@@ -133,9 +147,29 @@ final class Regions {
      */
     void use(OpState op, String... names) {
         Local[] ls = new Local[names.length];
+        take(names, names.length, ls);
+        op.use(new Use(ls));
+    }
+
+    /**
+     * As {@link #use(OpState, String...)} for the first {@code count} of {@code names}, recording them
+     * in {@code into} (emptied and refilled, its array grown when needed) instead of a new object.
+     */
+    void use(OpState op, String[] names, int count, Use into) {
+        into.clear();
+        if (into.locals.length < count) {
+            into.locals = new Local[count];
+        }
+        take(names, count, into.locals);
+        into.count = count;
+        op.use(into);
+    }
+
+    /** Counts a user on each of the first {@code count} regions named, into {@code ls}; all or none. */
+    private void take(String[] names, int count, Local[] ls) {
         int done = 0;
         try {
-            for (; done < names.length; done++) {
+            for (; done < count; done++) {
                 Local l = local.get(names[done]);
                 if (l == null) {
                     throw new IllegalArgumentException("endpoint " + endpoint + ": local region '" + names[done]
@@ -152,10 +186,10 @@ final class Regions {
         } catch (IllegalArgumentException e) {
             for (int i = 0; i < done; i++) {
                 ls[i].users.decrementAndGet();
+                ls[i] = null;
             }
             throw e;
         }
-        op.use(new Use(ls));
     }
 
     /**

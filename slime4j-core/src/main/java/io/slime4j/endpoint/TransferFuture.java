@@ -104,14 +104,12 @@ public final class TransferFuture extends ForwardingStage<TransferFuture> implem
      * {@link TransferStatus#SUCCESS}.
      */
     public long byteCount() {
-        OpState.Result r = op.result();
-        return r == null ? 0 : r.bytes();
+        return op.resultBytes();
     }
 
     /** The immediate datum received by a successful {@code immRecv}; 0 otherwise. */
     public int immediate() {
-        OpState.Result r = op.result();
-        return r == null ? 0 : r.immediate();
+        return op.resultImmediate();
     }
 
     /** Why the op failed or was cancelled; null while pending or on success. */

@@ -10,8 +10,6 @@ import io.slime4j.verbs.WorkCompletion;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.TimeUnit;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -59,7 +57,7 @@ final class SoftCompletionQueue implements CompletionQueue {
     private final ReentrantLock lock = new ReentrantLock();
     private final java.util.function.BooleanSupplier readyOrClosed = () -> ready() || closed;
     /** The threads blocked in {@link #awaitReady}; {@link #waiters} counts them. */
-    private final Set<Thread> sleepers = ConcurrentHashMap.newKeySet();
+    private final ParkedThreads sleepers = new ParkedThreads();
 
     SoftCompletionQueue(SoftDevice device, int capacity) {
         if (capacity < 1 || capacity > (1 << 24)) {
@@ -126,9 +124,7 @@ final class SoftCompletionQueue implements CompletionQueue {
 
     /** Unparks every thread blocked in {@link #awaitReady} (no lock: the producer never blocks here). */
     private void wakeWaiters() {
-        for (Thread t : sleepers) {
-            LockSupport.unpark(t);
-        }
+        sleepers.wakeAll();
     }
 
     @Override
@@ -215,7 +211,7 @@ final class SoftCompletionQueue implements CompletionQueue {
             return device.duty().driveUntil(readyOrClosed, deadline) && ready();
         }
         Thread me = Thread.currentThread();
-        sleepers.add(me); // before counting ourselves: the producer that sees the count finds us
+        int place = sleepers.add(me); // before counting ourselves: the producer that sees the count finds us
         WAITERS.getAndAdd(this, 1); // then re-read the tail: a Dekker pair with push()
         try {
             while (!ready() && !closed) {
@@ -231,7 +227,7 @@ final class SoftCompletionQueue implements CompletionQueue {
             return ready();
         } finally {
             WAITERS.getAndAdd(this, -1);
-            sleepers.remove(me);
+            sleepers.remove(me, place);
         }
     }
 

@@ -157,13 +157,30 @@ class HelpingWaiterTest {
     }
 
     @Test
-    void aMultiRailEndpointsWaitersDoNotHelp() throws Exception {
+    void onSeveralRailsAMessageOpsWaiterDoesNotHelp() throws Exception {
         try (RailPair p = RailPair.inproc(2, EndpointConfig.builder().qps(2).build(), 1 << 20)) {
             TransferFuture r = p.b.recv("kv", 0, 64);
             TransferFuture s = p.a.send("kv", 0, 64);
             success(r);
             success(s);
-            assertThat(p.a.helpedWaits() + p.b.helpedWaits()).as("waits helped on a two-rail endpoint").isZero();
+            assertThat(p.a.helpedWaits() + p.b.helpedWaits()).as("waits helped for messages on a two-rail endpoint")
+                    .isZero();
+        }
+    }
+
+    @Test
+    void onSeveralRailsAWriteOnOneRailIsHelpedOnThatRail_andOneOverBothCompletesToo() throws Exception {
+        try (RailPair p = RailPair.inproc(2, EndpointConfig.builder().qps(2).build(), 1 << 20)) {
+            for (int i = 0; i < 20; i++) {
+                TransferFuture w = p.a.write(Assignment.local("kv", i * 64L).remote("kv", i * 64L).length(64));
+                assertThat(w.op().rail).as("the rail of a one-request write").isBetween(0, 1);
+                w.join(Duration.ofSeconds(10));
+            }
+            assertThat(p.a.helpedWaits()).as("waits in which a writer took its rail's queue over").isPositive();
+            TransferFuture both = p.a.write(List.of(Assignment.local("kv", 0).remote("kv", 4096).length(64),
+                    Assignment.local("kv", 64).remote("kv", 8192).length(64)));
+            assertThat(both.op().rail).as("a write over both rails has no one rail").isEqualTo(-1);
+            assertThat(both.join(Duration.ofSeconds(10)).status()).isEqualTo(TransferStatus.SUCCESS);
         }
     }
 }
