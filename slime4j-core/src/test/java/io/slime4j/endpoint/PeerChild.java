@@ -2,9 +2,7 @@ package io.slime4j.endpoint;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -34,7 +32,7 @@ final class PeerChild implements AutoCloseable {
         process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
         in = new PrintStream(process.getOutputStream(), true, StandardCharsets.UTF_8);
         Thread.ofPlatform().daemon().name("peer-child-" + process.pid())
-                .start(this::pump);
+                .start(() -> replies.readFrom(process));
         try {
             info = EndpointInfo.fromJson(expect("INFO "));
         } catch (RuntimeException | Error | InterruptedException e) {
@@ -61,19 +59,6 @@ final class PeerChild implements AutoCloseable {
      */
     String expect(String prefix) throws InterruptedException {
         return replies.expect(prefix, REPLY_BOUND);
-    }
-
-    /** Copies the child's output lines into {@link #replies} until it ends (the reader thread's body). */
-    private void pump() {
-        try (BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(),
-                StandardCharsets.UTF_8))) {
-            String line;
-            while ((line = out.readLine()) != null) {
-                replies.add(line);
-            }
-        } catch (IOException | InterruptedException e) {
-            // the child ended
-        }
     }
 
     /** SIGKILL, and waits (bounded) until the process is gone. */

@@ -1,5 +1,9 @@
 package io.slime4j.endpoint;
 
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -22,6 +26,19 @@ final class PeerReplies {
     /** The reader thread: one line the peer printed (waits, bounded by the queue's room, if 4096 are unread). */
     void add(String line) throws InterruptedException {
         arriving.put(line);
+    }
+
+    /** Adds the child's output lines until it ends (the body of a reader thread). */
+    void readFrom(Process child) {
+        try (BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(),
+                StandardCharsets.UTF_8))) {
+            String line;
+            while ((line = out.readLine()) != null) {
+                add(line);
+            }
+        } catch (IOException | InterruptedException e) {
+            // the child ended
+        }
     }
 
     /**
