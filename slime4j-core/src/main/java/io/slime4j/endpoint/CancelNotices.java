@@ -12,6 +12,12 @@ import io.slime4j.verbs.WorkRequest;
  * which ends the recv slot's lease). So a cancelled recv never swallows a message silently, and
  * the k-th send still pairs with the k-th recv.
  *
+ * <p>A notice never overtakes its meta: a recv cancelled before its meta was posted (cancelAll on
+ * another thread, between the slot's lease and the post) is skipped here, and the recv itself sends
+ * the notice once its meta is out ({@link #metaPosted}). Either the recv sees the cancellation or the
+ * canceller sees the posted meta (both flags are volatile, written before they read the other's);
+ * {@link Slot#cancelNotified} keeps it to one notice.
+ *
  * <p>The notice is one more completion of the recv slot's lease ({@link Slot#extend}): the slot —
  * and the meta buffer the notice is sent from — cannot be re-leased before the notice completed.
  * When the peer had already matched the meta (its send was waiting), the data is on its way: the
@@ -45,7 +51,7 @@ final class CancelNotices {
         int n = 0;
         for (Slot s : recvPool.leased()) {
             OpState op = s.tenant();
-            if (op == null || s.cancelNotified || !isCancelled(op) || !s.extend()) {
+            if (op == null || s.cancelNotified || !s.metaPosted || !isCancelled(op) || !s.extend()) {
                 continue;
             }
             if (s.tenant() != op) { // re-leased meanwhile: the extension belongs to another lease
@@ -66,6 +72,17 @@ final class CancelNotices {
             }
         }
         return n;
+    }
+
+    /**
+     * The recv's thread: the meta of {@code op}'s lease of {@code s} has been posted. If the recv was
+     * cancelled meanwhile, the canceller may have skipped it: the notice goes now, after the meta.
+     */
+    void metaPosted(Slot s, OpState op) {
+        s.metaPosted = true;
+        if (isCancelled(op)) {
+            notifyCancelled();
+        }
     }
 
     private static boolean isCancelled(OpState op) {

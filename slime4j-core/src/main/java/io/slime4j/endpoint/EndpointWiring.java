@@ -84,7 +84,8 @@ final class EndpointWiring {
         }
         MessageCompletions messageCompletions = new MessageCompletions(name, transport, hooks, messages.sendPool(),
                 messages.recvPool(), releaser, anomalies);
-        this.cancels = new CancelNotices(lifecycle, transport, messages.recvPool(), releaser, anomalies);
+        this.cancels = messages.cancelNotices();
+        tracker.onRecvCancelled(() -> cancels.notifyCancelled()); // a recv cancelled through its own future
         EndpointFailure failure = new EndpointFailure(lifecycle, tracker, imm, messages, ioPool, sendQueues, transport);
         failed[0] = failure;
         this.keepalive = new Keepalive(name, config.keepalive().toNanos(),

@@ -68,6 +68,8 @@ final class MessagePath {
 
     /** Takes the lane-recovery messages of the meta window. */
     private final LaneRecovery lanes;
+    /** Tells the peer about cancelled recvs; a recv hands it its posted meta. */
+    private final CancelNotices notices;
 
     MessagePath(Lifecycle lifecycle, int messageSlots, Regions regions, Router router, Transport transport,
                 OpTracker tracker, EndpointHooks hooks, BackPressure backPressure, SlotReleaser releaser,
@@ -95,6 +97,11 @@ final class MessagePath {
             sendWrs[i] = new WorkRequest();
             recvWrs[i] = new WorkRequest();
         }
+        this.notices = new CancelNotices(lifecycle, transport, recvPool, releaser, anomalies);
+    }
+
+    CancelNotices cancelNotices() {
+        return notices;
     }
 
     SlotPool sendPool() {
@@ -200,6 +207,9 @@ final class MessagePath {
                     + " failed: " + e.getMessage());
             releaser.countDown(recvPool, slot, 2);
             refused = e;
+        }
+        if (refused == null) {
+            notices.metaPosted(slot, op); // cancelled meanwhile: the notice follows the meta
         }
         op.partDone();
         if (refused != null) {

@@ -261,6 +261,20 @@ final class OpState extends OpSignal {
         return complete(new Result(TransferStatus.FAILED, status, 0, 0, why));
     }
 
+    /**
+     * Cancels this one op ({@link TransferFuture#cancel}); a recv cancelled here is reported to the
+     * peer as {@link RdmaEndpoint#cancelAll()} reports it ({@link CancelNotices}). Whether this call did it.
+     */
+    boolean cancelOne(String why) {
+        if (!cancel(why)) {
+            return false;
+        }
+        if (kind == OpKind.RECV) {
+            tracker.recvCancelled();
+        }
+        return true;
+    }
+
     /** Completes the op as cancelled unless it completed already; whether this call did it. */
     boolean cancel(String why) {
         return complete(new Result(TransferStatus.CANCELLED, WcStatus.WR_FLUSH_ERR, 0, 0, why));

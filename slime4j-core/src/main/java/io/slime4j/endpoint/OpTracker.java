@@ -85,6 +85,18 @@ final class OpTracker {
         }
     }
 
+    /** Tells the peer about cancelled recvs ({@link CancelNotices}); set once the endpoint is wired. */
+    private volatile Runnable recvCancelled = () -> { };
+
+    void onRecvCancelled(Runnable r) {
+        recvCancelled = r;
+    }
+
+    /** One recv was cancelled on its own ({@link OpState#cancelOne}): the peer is told. */
+    void recvCancelled() {
+        recvCancelled.run();
+    }
+
     /** Cancels every live op; how many this call completed. */
     int cancelAll(String why) {
         int n = 0;

@@ -44,6 +44,11 @@ final class Slot {
     boolean leased;
     /** Recv slots: the peer was told that this lease's recv was cancelled. */
     boolean cancelNotified;
+    /**
+     * Recv slots: this lease's meta has been posted, so a cancel notice posted now follows it on the
+     * meta queue pair ({@link CancelNotices}).
+     */
+    volatile boolean metaPosted;
 
     Slot(int index, int requests, long metaOffset) {
         this.index = index;
@@ -58,6 +63,8 @@ final class Slot {
      * A strong reference is the lease's hold on the op (I3); the weak form exists for the test of I3.
      */
     void lease(OpState op, int completions, boolean strong) {
+        cancelNotified = false; // before the tenant is published: whoever sees the op sees these
+        metaPosted = false;
         if (strong) {
             tenant = op;
             weakTenant = null;
@@ -66,7 +73,6 @@ final class Slot {
             weakTenant = new WeakReference<>(op);
         }
         released = false;
-        cancelNotified = false;
         remaining.set(completions);
     }
 

@@ -199,7 +199,9 @@ public final class TransferFuture extends ForwardingStage<TransferFuture> implem
      * Cancels this one op unless it completed already, as {@link RdmaEndpoint#cancelAll()} does for
      * every op: it completes CANCELLED (WR_FLUSH_ERR) at once, requests already on the wire still
      * run, and {@link #isSettled()} tells when its memory is no longer touched. A cancelled receive
-     * still takes the peer's matching send (pairing is kept); a cancelled {@code immRecv} lets the
+     * is reported to the peer: its matching send fails with REM_ABORT_ERR and writes nothing, unless
+     * that send was matched before the notice arrived (then the data lands in the cancelled buffer);
+     * either way it pairs with this receive, so later pairs stay aligned. A cancelled {@code immRecv} lets the
      * next arrival go to the next caller. {@code mayInterruptIfRunning} has no effect: no thread
      * runs the op.
      *
@@ -207,7 +209,7 @@ public final class TransferFuture extends ForwardingStage<TransferFuture> implem
      */
     @Override
     public boolean cancel(boolean mayInterruptIfRunning) {
-        return op.cancel("cancelled by TransferFuture.cancel()");
+        return op.cancelOne("cancelled by TransferFuture.cancel()");
     }
 
     /** Whether the op completed as {@link TransferStatus#CANCELLED}. */

@@ -7,17 +7,13 @@ import io.slime4j.soft.SoftConfig;
 import io.slime4j.soft.SoftDevice;
 import io.slime4j.verbs.Counter;
 import io.slime4j.wire.udp.UdpWire;
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -38,8 +34,8 @@ class CrossProcessEndpointTest {
         Process child = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx1g", "-cp", System.getProperty("java.class.path"), EndpointPeerMain.class.getName(),
                 Integer.toString(qps)).redirectError(ProcessBuilder.Redirect.INHERIT).start();
-        BlockingQueue<String> lines = new ArrayBlockingQueue<>(1024);
-        Thread.ofPlatform().daemon().start(() -> pump(child, lines));
+        PeerReplies lines = new PeerReplies();
+        Thread.ofPlatform().daemon().start(() -> lines.readFrom(child));
         PrintStream toChild = new PrintStream(child.getOutputStream(), true, StandardCharsets.UTF_8);
         try (UdpWire wire = new UdpWire();
              SoftDevice device = SoftDevice.open(wire, "udp:127.0.0.1:0", SoftConfig.builder().name("driver").build());
@@ -91,29 +87,11 @@ class CrossProcessEndpointTest {
         }
     }
 
-    /** The next line starting with {@code prefix} (the rest of it); skips others; 60 s bound. */
-    static String expect(BlockingQueue<String> lines, String prefix) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (true) {
-            String line = lines.poll(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-            if (line == null) {
-                throw new AssertionError("no line starting with '" + prefix + "' from the peer within 60 s");
-            }
-            if (line.startsWith(prefix)) {
-                return line.substring(prefix.length());
-            }
-        }
-    }
-
-    /** Copies the child's output lines into {@code lines} until it ends (a reader thread's body). */
-    static void pump(Process child, BlockingQueue<String> lines) {
-        try (BufferedReader in = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
-            String line;
-            while ((line = in.readLine()) != null) {
-                lines.put(line);
-            }
-        } catch (IOException | InterruptedException e) {
-            // the child ended
-        }
+    /**
+     * The rest of the oldest unread line starting with {@code prefix}; lines with other prefixes are
+     * kept for later calls, never dropped ({@link PeerReplies}); 60 s bound.
+     */
+    static String expect(PeerReplies lines, String prefix) throws InterruptedException {
+        return lines.expect(prefix, Duration.ofSeconds(60));
     }
 }

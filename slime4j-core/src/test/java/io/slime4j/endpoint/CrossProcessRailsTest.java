@@ -13,8 +13,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -36,8 +34,8 @@ class CrossProcessRailsTest {
                 "-Xmx1g", "-cp", System.getProperty("java.class.path"), EndpointPeerMain.class.getName(),
                 Integer.toString(qps), Integer.toString(rails), selector)
                 .redirectError(ProcessBuilder.Redirect.INHERIT).start();
-        BlockingQueue<String> lines = new ArrayBlockingQueue<>(1024);
-        Thread.ofPlatform().daemon().start(() -> CrossProcessEndpointTest.pump(child, lines));
+        PeerReplies lines = new PeerReplies();
+        Thread.ofPlatform().daemon().start(() -> lines.readFrom(child));
         PrintStream toChild = new PrintStream(child.getOutputStream(), true, StandardCharsets.UTF_8);
         List<SoftDevice> devices = new ArrayList<>();
         try (UdpWire wire = new UdpWire(); Arena arena = Arena.ofShared()) {

@@ -16,6 +16,8 @@ import java.nio.charset.StandardCharsets;
  * checked), {@code src} (filled with pattern 2, read by the peer), {@code inbox} (receives).
  * Commands: {@code PEER json}, {@code RECV off len}, {@code IMM}, {@code SEND off len} (from
  * {@code src}), {@code WRITE local remote off len}, {@code CANCEL} (cancelAll), {@code NOTICES} (cancel notices read from the peer), {@code CHECK region off len seed}, {@code QUIT}. It exits on QUIT, end of input, or after a watchdog of 180 s.
+ * An op command answers {@code POSTED} first and its outcome ({@code RECVD}, {@code IMMED},
+ * {@code SENT}, {@code WROTE}) after it, even when the op completed before the call returned.
  */
 public final class EndpointPeerMain {
     static final long REGION = 64L << 20;
@@ -60,13 +62,13 @@ public final class EndpointPeerMain {
                     case "RECV" -> {
                         String[] a = p[1].split(" ");
                         TransferFuture f = ep.recv("inbox", Long.parseLong(a[0]), Long.parseLong(a[1]));
+                        reply("POSTED"); // before the outcome, which may be known at once
                         f.toCompletableFuture().whenComplete((done, e) -> reply("RECVD " + f.status() + " " + f.byteCount()));
-                        reply("POSTED");
                     }
                     case "IMM" -> {
                         TransferFuture f = ep.immRecv();
-                        f.toCompletableFuture().thenAccept(done -> reply("IMMED " + done.status() + " " + done.immediate()));
                         reply("POSTED");
+                        f.toCompletableFuture().thenAccept(done -> reply("IMMED " + done.status() + " " + done.immediate()));
                     }
                     case "CHECK" -> {
                         String[] a = p[1].split(" ");
@@ -77,14 +79,14 @@ public final class EndpointPeerMain {
                     case "SEND" -> {
                         String[] a = p[1].split(" ");
                         TransferFuture f = ep.send("src", Long.parseLong(a[0]), Long.parseLong(a[1]));
+                        reply("POSTED"); // a send matched with a cancelled recv may have failed already
                         f.toCompletableFuture().whenComplete((done, e) -> reply("SENT " + f.status() + " " + f.wcStatus()));
-                        reply("POSTED");
                     }
                     case "WRITE" -> {
                         String[] a = p[1].split(" ");
                         TransferFuture f = ep.write(Assignment.local(a[0], Long.parseLong(a[2])).remote(a[1], Long.parseLong(a[2])).length(Long.parseLong(a[3])));
-                        f.toCompletableFuture().whenComplete((done, e) -> reply("WROTE " + f.status() + " " + f.wcStatus()));
                         reply("POSTED");
+                        f.toCompletableFuture().whenComplete((done, e) -> reply("WROTE " + f.status() + " " + f.wcStatus()));
                     }
                     case "CANCEL" -> reply("CANCELLED " + ep.cancelAll());
                     case "NOTICES" -> reply("NOTICES " + ep.stats().cancelNoticesReceived.sum());

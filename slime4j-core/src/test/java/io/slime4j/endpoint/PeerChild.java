@@ -6,21 +6,21 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
  * An {@link EndpointPeerMain} in a child JVM, connected to a local endpoint: commands on its stdin,
- * replies from its stdout, every wait bounded. {@link #kill()} ends it with SIGKILL; {@link #close()}
+ * replies from its stdout ({@link PeerReplies}: none dropped), every wait bounded. {@link #kill()} ends it with SIGKILL; {@link #close()}
  * makes sure it is gone.
  */
 final class PeerChild implements AutoCloseable {
+    private static final Duration REPLY_BOUND = Duration.ofSeconds(60);
     private final Process process;
     private final PrintStream in;
-    private final BlockingQueue<String> lines = new ArrayBlockingQueue<>(4096);
+    private final PeerReplies replies = new PeerReplies();
     final EndpointInfo info;
 
     /** Starts the peer with {@code args} (qps, then optional rails and selector) and reads its info. */
@@ -32,7 +32,7 @@ final class PeerChild implements AutoCloseable {
         process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
         in = new PrintStream(process.getOutputStream(), true, StandardCharsets.UTF_8);
         Thread.ofPlatform().daemon().name("peer-child-" + process.pid())
-                .start(() -> CrossProcessEndpointTest.pump(process, lines));
+                .start(() -> replies.readFrom(process));
         try {
             info = EndpointInfo.fromJson(expect("INFO "));
         } catch (RuntimeException | Error | InterruptedException e) {
@@ -53,9 +53,12 @@ final class PeerChild implements AutoCloseable {
         return expect(prefix);
     }
 
-    /** The rest of the next line starting with {@code prefix}, skipping others; 60 s bound. */
+    /**
+     * The rest of the oldest unread line starting with {@code prefix}; other lines are kept for later
+     * calls, never dropped (an op's outcome may come before the reply to its command); 60 s bound.
+     */
     String expect(String prefix) throws InterruptedException {
-        return CrossProcessEndpointTest.expect(lines, prefix);
+        return replies.expect(prefix, REPLY_BOUND);
     }
 
     /** SIGKILL, and waits (bounded) until the process is gone. */

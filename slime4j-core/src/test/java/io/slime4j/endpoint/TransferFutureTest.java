@@ -114,13 +114,19 @@ class TransferFutureTest {
             assertThatThrownBy(first::get).isInstanceOf(CancellationException.class).hasMessageContaining("CANCELLED");
             assertThatThrownBy(first::join).isInstanceOf(TransferFailedException.class).hasMessageContaining("CANCELLED");
             assertThat(second.isDone()).isFalse();
-            // the first send still goes to the cancelled receive's buffer, the second to the second
+            // the peer is told (issue 15, item 3): the first send pairs with the cancelled receive and
+            // fails, writing nothing; the second goes to the second
+            Checks.eventually(() -> p.a.stats().cancelNoticesReceived.sum() == 1, Duration.ofSeconds(5),
+                    "a reading the cancel notice");
             p.kvA.asSlice(0, 64).fill((byte) 1);
             p.kvA.asSlice(64, 64).fill((byte) 2);
-            p.a.send("kv", 0, 64).join(Duration.ofSeconds(10));
+            TransferFuture aborted = p.a.send("kv", 0, 64);
+            assertThat(aborted.await(Duration.ofSeconds(10))).isEqualTo(TransferStatus.FAILED);
+            assertThat(aborted.wcStatus()).isEqualTo(WcStatus.REM_ABORT_ERR);
             p.a.send("kv", 64, 64).join(Duration.ofSeconds(10));
             assertThat(second.join(Duration.ofSeconds(10)).byteCount()).isEqualTo(64);
             assertThat(p.kvB.get(java.lang.foreign.ValueLayout.JAVA_BYTE, 1024)).isEqualTo((byte) 2);
+            assertThat(p.kvB.get(java.lang.foreign.ValueLayout.JAVA_BYTE, 0)).as("the cancelled buffer").isZero();
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
             while (!first.isSettled() && System.nanoTime() < deadline) {
                 Thread.sleep(1);
