@@ -155,7 +155,9 @@ final class Dispatcher implements Runnable, RailDrain {
     @Override
     public void run() {
         while (running) {
-            int n = drainOnce();
+            // a caller helping handles the queue: woken with it by a completion, stand aside instead of
+            // competing for the batch (the helper wakes this thread if it leaves completions behind)
+            int n = helper.get() != null ? 0 : drainOnce();
             if (n < 0) {
                 return; // the queue overflowed: the endpoint has failed
             }
