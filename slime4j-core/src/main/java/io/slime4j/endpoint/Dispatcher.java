@@ -44,8 +44,12 @@ final class Dispatcher implements Runnable, RailDrain {
      * completion of this queue (cancelled, failed while posting) wakes its helper within this.
      */
     static final long HELP_SLICE_MAX_NANOS = 20_000_000;
-    /** Looks a helper takes at the queue (and its signal) before it blocks on the queue. */
-    static final int HELP_SPINS = 100;
+    /**
+     * Looks a helper takes at the queue (and its signal) before it blocks on the queue: about a
+     * microsecond. 100 measured worse on 2 cores (the spinner holds the core the agent needs;
+     * docs/PERFORMANCE.md, issue 19 item 2).
+     */
+    static final int HELP_SPINS = 10;
 
     /**
      * How long the dispatch thread stands aside while a caller helps before it looks again: the
@@ -155,7 +159,9 @@ final class Dispatcher implements Runnable, RailDrain {
     @Override
     public void run() {
         while (running) {
-            int n = drainOnce();
+            // a caller helping handles the queue: woken with it by a completion, stand aside instead of
+            // competing for the batch (the helper wakes this thread if it leaves completions behind)
+            int n = helper.get() != null ? 0 : drainOnce();
             if (n < 0) {
                 return; // the queue overflowed: the endpoint has failed
             }
