@@ -235,7 +235,6 @@ final class Dispatcher implements Runnable, RailDrain {
             return null;
         }
         helped.increment();
-        signal.helper(me); // then check the signal: a fire after this wakes us wherever we park
         try {
             long deadline = System.nanoTime() + nanos;
             long slice = HELP_SLICE_MIN_NANOS;
@@ -270,7 +269,6 @@ final class Dispatcher implements Runnable, RailDrain {
             }
             return true;
         } finally {
-            signal.helper(null);
             helper.set(null);
             if (cq.awaitReady(0, TimeUnit.NANOSECONDS)) {
                 LockSupport.unpark(thread); // completions left behind: hand them to the dispatch thread now

@@ -46,20 +46,6 @@ class OpSignal {
         }
     }
 
-    /**
-     * A thread that waits for this signal elsewhere than on it (a helper on its completion queue,
-     * {@link RailDrain#help}) takes the waiter's place, so that {@link #fire} wakes it wherever it
-     * parks: the op's completion may be handled by another thread meanwhile. {@code null}: it
-     * leaves (the place is freed if it still holds it).
-     */
-    void helper(Thread t) {
-        if (t != null) {
-            WAITER.compareAndSet(this, null, t);
-        } else {
-            WAITER.compareAndSet(this, Thread.currentThread(), null);
-        }
-    }
-
     boolean isFired() {
         return fired;
     }
