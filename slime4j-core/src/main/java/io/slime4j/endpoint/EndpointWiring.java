@@ -31,6 +31,7 @@ final class EndpointWiring {
     final Cancellation cancellation;
     final Keepalive keepalive;
     final LaneRecovery lanes;
+    final IoCompletions ioCompletions;
     final Dispatcher[] dispatchers;
     final Shutdown shutdown;
 
@@ -76,6 +77,7 @@ final class EndpointWiring {
         IoCompletions ioCompletions = new IoCompletions(lifecycle, router, ioPool, sendQueues, deferred, releaser,
                 anomalies, stats, lanes);
         completions[0] = ioCompletions;
+        this.ioCompletions = ioCompletions;
         this.messages = new MessagePath(lifecycle, config.messageSlots(), regions, router, transport, tracker, hooks,
                 backPressure, releaser, anomalies, stats, imm, ordering, lanes);
         int used = 0;

@@ -210,6 +210,11 @@ final class IoSendQueue {
         }
     }
 
+    /** Requests posted and not yet retired (diagnostics). */
+    synchronized int outstanding() {
+        return (int) (tail - head);
+    }
+
     /** Takes a credit for one request, waiting up to {@code nanos}; false on timeout. */
     boolean acquireCredit(long nanos) throws InterruptedException {
         return credits.tryAcquire(nanos, TimeUnit.NANOSECONDS);

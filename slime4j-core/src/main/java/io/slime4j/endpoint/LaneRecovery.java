@@ -123,18 +123,25 @@ final class LaneRecovery {
 
     /**
      * A request of lane {@code lane}'s queue pair {@code qpn} failed with {@code status}. Returns
-     * whether this handles it (a round started or already running, or the queue pair was already
-     * replaced); false: not recoverable here, the lane fails as before.
+     * whether this handles it: a round started (a remote access error on a lane in the rotation), a
+     * round of the lane already running (any status: the queue pair is being replaced anyway), or
+     * the queue pair already replaced. False: not recoverable here, the lane fails as before.
      */
     synchronized boolean onFault(int lane, int qpn, WcStatus status, long now) {
         if (qpn != lanes.qpn(lane)) {
             return true; // a late completion of a queue pair already replaced: nothing of the lane's now
         }
-        if (!recoverable(status) || !active.getAsBoolean()) {
+        if (!active.getAsBoolean()) {
             return false;
         }
         if (state[lane] != State.IDLE) {
-            return true; // a round already under way
+            // a round already under way replaces this queue pair, whatever else it fails with (a
+            // request that ran out of retries before the pair went to ERR, say): the round decides the
+            // lane's fate, at its end or its bound, so the router keeps it recovering, not failed
+            return true;
+        }
+        if (!recoverable(status) || router.hasFailed(lane)) {
+            return false;
         }
         router.markRecovering(lane);
         try {
@@ -267,6 +274,17 @@ final class LaneRecovery {
                 timedOut(lane);
             }
         }
+    }
+
+    /** For diagnostics: each lane's state and epoch. */
+    synchronized String describe() {
+        StringBuilder b = new StringBuilder();
+        for (int lane = 0; lane < state.length; lane++) {
+            b.append(lane).append(':').append(state[lane]).append('/').append(epoch[lane])
+                    .append(pendingReset[lane] != null ? "+reset" : "").append(' ');
+        }
+        return b.append("started ").append(started).append(" completed ").append(completed).append(" stale ")
+                .append(stale).append(" abandoned ").append(abandoned).toString();
     }
 
     /** Whether lane {@code lane} is being re-established. */

@@ -91,17 +91,23 @@ class CrossProcessEndpointTest {
         }
     }
 
-    /** The next line starting with {@code prefix} (the rest of it); skips others; 60 s bound. */
+    /**
+     * The next line starting with {@code prefix} (the rest of it); skips others; 60 s bound. The
+     * lines skipped are named in the failure, so a reply that came before the one awaited shows.
+     */
     static String expect(BlockingQueue<String> lines, String prefix) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        java.util.List<String> skipped = new java.util.ArrayList<>();
         while (true) {
             String line = lines.poll(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
             if (line == null) {
-                throw new AssertionError("no line starting with '" + prefix + "' from the peer within 60 s");
+                throw new AssertionError("no line starting with '" + prefix + "' from the peer within 60 s; skipped "
+                        + skipped);
             }
             if (line.startsWith(prefix)) {
                 return line.substring(prefix.length());
             }
+            skipped.add(line.length() > 200 ? line.substring(0, 200) + "..." : line);
         }
     }
 

@@ -15,7 +15,11 @@ import java.nio.charset.StandardCharsets;
  * a child JVM, driven by lines on stdin, answering on stdout. Regions: {@code dst} (written and
  * checked), {@code src} (filled with pattern 2, read by the peer), {@code inbox} (receives).
  * Commands: {@code PEER json}, {@code RECV off len}, {@code IMM}, {@code SEND off len} (from
- * {@code src}), {@code WRITE local remote off len}, {@code CANCEL} (cancelAll), {@code NOTICES} (cancel notices read from the peer), {@code CHECK region off len seed}, {@code QUIT}. It exits on QUIT, end of input, or after a watchdog of 180 s.
+ * {@code src}), {@code WRITE local remote off len}, {@code CANCEL} (cancelAll), {@code NOTICES} (cancel notices read from the peer), {@code CHECK region off len seed}, {@code STATE} (its lanes, {@link LaneDump}), {@code QUIT}. It exits on QUIT, end of input, or after a watchdog of 180 s.
+ * An op's command answers {@code POSTED} before the op's completion line ({@code RECVD}, {@code IMMED},
+ * {@code SENT}, {@code WROTE}) can be printed: a test waits for {@code POSTED} skipping other lines,
+ * so a completion printed first (an op that completes before its command's thread is scheduled
+ * again) would be skipped and never seen.
  */
 public final class EndpointPeerMain {
     static final long REGION = 64L << 20;
@@ -60,13 +64,13 @@ public final class EndpointPeerMain {
                     case "RECV" -> {
                         String[] a = p[1].split(" ");
                         TransferFuture f = ep.recv("inbox", Long.parseLong(a[0]), Long.parseLong(a[1]));
+                        reply("POSTED"); // first: the completion's line must not come before it
                         f.toCompletableFuture().whenComplete((done, e) -> reply("RECVD " + f.status() + " " + f.byteCount()));
-                        reply("POSTED");
                     }
                     case "IMM" -> {
                         TransferFuture f = ep.immRecv();
-                        f.toCompletableFuture().thenAccept(done -> reply("IMMED " + done.status() + " " + done.immediate()));
                         reply("POSTED");
+                        f.toCompletableFuture().thenAccept(done -> reply("IMMED " + done.status() + " " + done.immediate()));
                     }
                     case "CHECK" -> {
                         String[] a = p[1].split(" ");
@@ -77,16 +81,17 @@ public final class EndpointPeerMain {
                     case "SEND" -> {
                         String[] a = p[1].split(" ");
                         TransferFuture f = ep.send("src", Long.parseLong(a[0]), Long.parseLong(a[1]));
-                        f.toCompletableFuture().whenComplete((done, e) -> reply("SENT " + f.status() + " " + f.wcStatus()));
                         reply("POSTED");
+                        f.toCompletableFuture().whenComplete((done, e) -> reply("SENT " + f.status() + " " + f.wcStatus()));
                     }
                     case "WRITE" -> {
                         String[] a = p[1].split(" ");
                         TransferFuture f = ep.write(Assignment.local(a[0], Long.parseLong(a[2])).remote(a[1], Long.parseLong(a[2])).length(Long.parseLong(a[3])));
-                        f.toCompletableFuture().whenComplete((done, e) -> reply("WROTE " + f.status() + " " + f.wcStatus()));
                         reply("POSTED");
+                        f.toCompletableFuture().whenComplete((done, e) -> reply("WROTE " + f.status() + " " + f.wcStatus()));
                     }
                     case "CANCEL" -> reply("CANCELLED " + ep.cancelAll());
+                    case "STATE" -> reply("STATE " + LaneDump.of(ep));
                     case "NOTICES" -> reply("NOTICES " + ep.stats().cancelNoticesReceived.sum());
                     case "QUIT" -> {
                         return;

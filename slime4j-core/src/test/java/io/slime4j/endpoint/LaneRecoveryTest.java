@@ -218,4 +218,24 @@ class LaneRecoveryTest {
                 + "REM_ACCESS_ERR and the peer did not answer its re-establishment within 5000 ms");
         assertThat(ra.abandoned.sum()).isEqualTo(1);
     }
+
+    @Test
+    void aRequestThatRunsOutOfRetriesDuringARoundLeavesTheLaneToTheRound() {
+        ra.onFault(1, 11, WcStatus.REM_ACCESS_ERR, 0);
+        assertThat(ra.onFault(1, 11, WcStatus.RETRY_EXC_ERR, 1)).as("the round handles it").isTrue();
+        assertThat(routerA.isRecovering(1)).isTrue();
+        assertThat(routerA.hasFailed(1)).as("not failed for good behind the round's back").isFalse();
+        deliver(2);
+        assertThat(a.qpn[1]).isEqualTo(110);
+        assertThat(routerA.isDead(1)).as("back in the rotation with the round").isFalse();
+        assertThat(failures).isEmpty();
+    }
+
+    @Test
+    void aLaneFailedForGoodStartsNoRound() {
+        routerA.markDead(1);
+        assertThat(ra.onFault(1, 11, WcStatus.REM_ACCESS_ERR, 0)).isFalse();
+        assertThat(ra.started.sum()).isZero();
+        assertThat(a.outbox).isEmpty();
+    }
 }

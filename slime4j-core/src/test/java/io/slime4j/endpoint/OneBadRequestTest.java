@@ -196,4 +196,19 @@ class OneBadRequestTest {
             p.inprocWires.get(0).setFaults(FaultConfig.builder().build());
         }
     }
+
+    @Test
+    void everyRailsCompletionQueueHoldsASecondImmWindowPerLaneForALaneBeingReEstablished() throws Exception {
+        int sq = 32;
+        int window = 64;
+        EndpointConfig c = EndpointConfig.builder().qps(4).immWindow(window).sendQueueDepth(sq).build();
+        try (RailPair p = RailPair.inproc(2, c, 4 * CHUNK)) {
+            for (RdmaEndpoint ep : List.of(p.a, p.b)) {
+                for (int r = 0; r < 2; r++) { // lanes r and r + 2 on rail r: each may have its old and its fresh pair
+                    assertThat((long) ep.transport().cqs[r].capacity()).as("rail %d", r)
+                            .isGreaterThanOrEqualTo(2L * (sq + 2L * (window + Transport.RQ_SLACK)));
+                }
+            }
+        }
+    }
 }
