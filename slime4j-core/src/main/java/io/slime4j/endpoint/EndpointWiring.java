@@ -64,7 +64,7 @@ final class EndpointWiring {
         }
         EndpointFailure[] failed = new EndpointFailure[1]; // made below: it needs the message path
         IoCompletions[] completions = new IoCompletions[1]; // made below: it needs the recovery
-        this.lanes = new LaneRecovery(name, config.qps(), new RecoveryLanes(transport, sendQueues), router,
+        this.lanes = new LaneRecovery(name, config.qps(), new RecoveryLanes(transport, sendQueues, imm), router,
                 config.detectionBound().toNanos(), () -> winsTies(transport),
                 () -> lifecycle.isConnected() && !lifecycle.isEnding(), (status, why) -> {
                     if (!lifecycle.isClosing()) {
