@@ -133,7 +133,7 @@ public record EndpointConfig(String name, int qps, int ioSlots, int requestsPerS
             throw new IllegalArgumentException("keepaliveDeadline (" + keepaliveDeadline
                     + ") is the keepalive probe's deadline and needs keepalive on, but keepalive is zero (off)");
         }
-        // the ranges above keep completionQueueCapacity(...) below 2^24 (at most about 8.5 million)
+        // the ranges above keep completionQueueCapacity(...) below 2^24 (at most about 12.7 million)
     }
 
     /** The selector factory in use: {@link #selector()}, or the default for {@link #qps()}. */
@@ -175,9 +175,15 @@ public record EndpointConfig(String name, int qps, int ioSlots, int requestsPerS
         return qp.ackTimeout().multipliedBy(units);
     }
 
-    /** Completions that can be outstanding at once: the capacity of the endpoint's one completion queue. */
+    /**
+     * Completions that can be outstanding at once on one rail's completion queue, for {@code qps}
+     * lanes on it. Each lane counts two imm windows: while it is re-established ({@link LaneRecovery})
+     * it has two queue pairs, and the fresh pair's window can complete (the peer's write-with-imm, or
+     * its flush when the round is abandoned) while the old pair's flushes are still queued. Rail 0
+     * adds the message queue pairs' own reserves on top.
+     */
     static long completionQueueCapacity(int qps, int sendQueueDepth, int immWindow, int messageSlots) {
-        return (long) qps * (sendQueueDepth + immWindow + Transport.RQ_SLACK)
+        return (long) qps * (sendQueueDepth + 2L * (immWindow + Transport.RQ_SLACK))
                 + 4L * (messageSlots + CREDIT_RESERVE + Transport.RQ_SLACK);
     }
 

@@ -31,6 +31,7 @@ final class EndpointWiring {
     final Cancellation cancellation;
     final Keepalive keepalive;
     final LaneRecovery lanes;
+    final IoCompletions ioCompletions;
     final Dispatcher[] dispatchers;
     final Shutdown shutdown;
 
@@ -63,7 +64,7 @@ final class EndpointWiring {
         }
         EndpointFailure[] failed = new EndpointFailure[1]; // made below: it needs the message path
         IoCompletions[] completions = new IoCompletions[1]; // made below: it needs the recovery
-        this.lanes = new LaneRecovery(name, config.qps(), new RecoveryLanes(transport, sendQueues), router,
+        this.lanes = new LaneRecovery(name, config.qps(), new RecoveryLanes(transport, sendQueues, imm), router,
                 config.detectionBound().toNanos(), () -> winsTies(transport),
                 () -> lifecycle.isConnected() && !lifecycle.isEnding(), (status, why) -> {
                     if (!lifecycle.isClosing()) {
@@ -76,6 +77,7 @@ final class EndpointWiring {
         IoCompletions ioCompletions = new IoCompletions(lifecycle, router, ioPool, sendQueues, deferred, releaser,
                 anomalies, stats, lanes);
         completions[0] = ioCompletions;
+        this.ioCompletions = ioCompletions;
         this.messages = new MessagePath(lifecycle, config.messageSlots(), regions, router, transport, tracker, hooks,
                 backPressure, releaser, anomalies, stats, imm, ordering, lanes);
         int used = 0;

@@ -42,6 +42,7 @@ final class ImmRecvPath {
     private final ArrayDeque<OpState> waiting = new ArrayDeque<>();
     private final ArrayDeque<Integer> arrivals = new ArrayDeque<>();
     private final Semaphore peerCredits = new Semaphore(0);
+    private final ImmRefunds refunds;
     private final int returnThreshold;
     private final WorkRequest creditWr = new WorkRequest();
     private final Object creditLock = new Object();
@@ -64,6 +65,24 @@ final class ImmRecvPath {
         this.anomalies = anomalies;
         this.stats = stats;
         this.returnThreshold = Math.max(1, immWindow / 4);
+        int[] qpns = new int[transport.immWindows.length];
+        for (int q = 0; q < qpns.length; q++) {
+            qpns[q] = transport.immWindows[q].qpn();
+        }
+        this.refunds = new ImmRefunds(qpns, this::refund);
+    }
+
+    /** The peer's immediates of a re-established lane's old queue pair that never consumed a receive. */
+    ImmRefunds refunds() {
+        return refunds;
+    }
+
+    /** Returns {@code n} credits to the peer for immediates that consumed no receive ({@link ImmRefunds}). */
+    private void refund(int n) {
+        synchronized (creditLock) { // as re-posted receives: a CREDIT message per quarter window keeps the bound below
+            toReturn += n;
+            maybeReturnCredits();
+        }
     }
 
     /** At connect: the peer's window is what this endpoint may spend. */
@@ -108,12 +127,18 @@ final class ImmRecvPath {
             w = transport.immWindow(q); // the lane was re-established: look again under its lock
         }
         if (w.qpn() != wc.qpn()) {
-            w = null; // a receive of the lane's replaced queue pair: its window is gone, nothing is re-posted
+            // a receive of the lane's replaced queue pair: nothing is re-posted, its window only counts down
+            RecvWindow retired = transport.retiredImmWindow(q);
+            if (retired != null && retired.qpn() == wc.qpn()) {
+                retired.consumed();
+            }
+            w = null;
         }
         int entry = WrIds.slot(wc.wrId());
         if (w != null) {
             w.consumed();
         }
+        refunds.completed(q, wc.qpn(), wc.isSuccess());
         if (!wc.isSuccess()) {
             return; // flushed: the queue pair is closing or was replaced
         }

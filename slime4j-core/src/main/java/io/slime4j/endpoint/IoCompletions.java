@@ -22,8 +22,8 @@ final class IoCompletions {
     private final Anomalies anomalies;
     private final Stats stats;
     private final LaneRecovery lanes;
-    /** wrIds of flushed requests waiting for a lane to come back ({@link #lanesChanged}). */
-    private final java.util.concurrent.ConcurrentLinkedQueue<Long> parked = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    /** Flushed requests waiting for a lane to come back. */
+    private final ParkedRequests parked;
 
     IoCompletions(Lifecycle lifecycle, Router router, SlotPool pool, IoSendQueue[] sendQueues, DeferredImm deferred,
                   SlotReleaser releaser, Anomalies anomalies, Stats stats, LaneRecovery lanes) {
@@ -37,6 +37,7 @@ final class IoCompletions {
         this.releaser = releaser;
         this.anomalies = anomalies;
         this.stats = stats;
+        this.parked = new ParkedRequests(router, lifecycle::isEnding, this::runParked);
     }
 
     /** Dispatch thread: a completion of an io request. */
@@ -122,10 +123,7 @@ final class IoCompletions {
             return false;
         }
         if (lane == q || router.isRecovering(lane)) {
-            parked.add(id); // no live lane now, one is being re-established: the request runs when it is back
-            if (!router.isRecovering(q) || !router.isRecovering(lane)) {
-                lanesChanged(); // a lane came back meanwhile: its own call may have missed this request
-            }
+            parked.park(id); // no live lane now, one is being re-established: the request runs when it is back
             return true;
         }
         return post(id, lane, slot, sub, op, plan, r);
@@ -151,39 +149,30 @@ final class IoCompletions {
         return true;
     }
 
+    /** Requests parked until a lane is back (diagnostics). */
+    int parked() {
+        return parked.size();
+    }
+
     /**
      * A lane came back or was given up ({@link LaneRecovery}): the requests parked while no lane was
      * live run on a live one now; with none live and none being re-established, they fail (their
      * lane's flush status). Any thread.
      */
     void lanesChanged() {
-        int n = parked.size();
-        for (int i = 0; i < n; i++) {
-            Long boxed = parked.poll();
-            if (boxed == null) {
-                return;
-            }
-            long id = boxed;
-            int q = WrIds.qp(id);
-            Slot slot = pool.slot(WrIds.slot(id));
-            int sub = WrIds.sub(id);
-            OpState op = slot.tenant();
-            IoPlan plan = op == null ? null : op.plan;
-            int lane;
-            try {
-                lane = router.liveAfter(q);
-            } catch (EndpointException e) {
-                lane = -1;
-            }
-            if (lane >= 0 && router.isRecovering(lane) && !lifecycle.isEnding()) {
-                parked.add(id); // still none live
-                continue;
-            }
-            boolean posted = lane >= 0 && !lifecycle.isEnding() && plan != null && !op.isDone() && !op.hasFailed()
-                    && WrIds.tagMatches(id, op.seq) && post(id, lane, slot, sub, op, plan, slot.subRequest[sub]);
-            if (!posted) {
-                settle(q, slot, sub, id, true, WcStatus.WR_FLUSH_ERR);
-            }
+        parked.lanesChanged();
+    }
+
+    /** A parked request may run: re-issued on {@code lane}, or failed (−1, or no credit there, or its op ended). */
+    private void runParked(long id, int lane) {
+        Slot slot = pool.slot(WrIds.slot(id));
+        int sub = WrIds.sub(id);
+        OpState op = slot.tenant();
+        IoPlan plan = op == null ? null : op.plan;
+        boolean posted = lane >= 0 && plan != null && !op.isDone() && !op.hasFailed() && WrIds.tagMatches(id, op.seq)
+                && post(id, lane, slot, sub, op, plan, slot.subRequest[sub]);
+        if (!posted) {
+            settle(WrIds.qp(id), slot, sub, id, true, WcStatus.WR_FLUSH_ERR);
         }
     }
 }

@@ -65,6 +65,10 @@ final class IoSendQueue {
     private long tail;
     private int sinceSignal;
     private boolean coverWanted;
+    /** Write-with-imm requests posted on {@link #qp}, the part of them told to the peer, and the rest of the old pair's. */
+    private int immPosted;
+    private int immStated;
+    private int unstatedOfOld;
     private boolean woken;
     private final WorkRequest coverWr = new WorkRequest();
     /** Retired entries of the last {@link #retire} (dispatch thread). */
@@ -131,6 +135,9 @@ final class IoSendQueue {
             throw new IllegalStateException("io QP " + index + ": more requests recorded than send-queue credits");
         }
         qp.postSend(wr);
+        if (wr.opcode() == Opcode.RDMA_WRITE_WITH_IMM) {
+            immPosted++;
+        }
         int i = (int) (tail & mask);
         ringSlot[i] = slot;
         ringSub[i] = sub;
@@ -181,11 +188,36 @@ final class IoSendQueue {
             if (head != tail) {
                 return false;
             }
+            unstatedOfOld = immPosted - immStated;
+            immPosted = 0;
+            immStated = 0;
             qp = next;
             sinceSignal = 0;
             coverWanted = false;
             return true;
         }
+    }
+
+    /**
+     * Lane recovery: the write-with-imm requests posted on the current queue pair so far, told to
+     * the peer (which refunds those it never consumed: {@link ImmRefunds}). Call once the queue pair
+     * is in ERR: any posted later never reaches the peer and is refunded here at {@link #adopt}.
+     */
+    synchronized int stateImmPosted() {
+        immStated = immPosted;
+        return immStated;
+    }
+
+    /** After {@link #adopt}: write-with-imm requests posted on the old queue pair after its last statement. */
+    synchronized int unstatedImmOfOld() {
+        int n = unstatedOfOld;
+        unstatedOfOld = 0;
+        return n;
+    }
+
+    /** Requests posted and not yet retired (diagnostics). */
+    synchronized int outstanding() {
+        return (int) (tail - head);
     }
 
     /** Takes a credit for one request, waiting up to {@code nanos}; false on timeout. */

@@ -60,6 +60,9 @@ final class LaneRecovery {
         /** Sends a lane message (type {@link Wire32#LANE_RESET_TYPE} or {@link Wire32#LANE_READY_TYPE}). */
         void send(int type, int lane, int epoch, QpInfo fresh);
 
+        /** The peer's statement of the write-with-imm requests it posted on the lane's old queue pair. */
+        void peerPosted(int lane, Wire32.Lane message);
+
         /** The peer's info for lane {@code lane}'s queue pair with the given fields (its address). */
         QpInfo remote(int lane, Wire32.Lane message);
     }
@@ -79,7 +82,7 @@ final class LaneRecovery {
     private final long[] deadline;
     private final QpInfo[] mine;
     private final WcStatus[] cause;
-    private final QpInfo[] pendingReset;
+    private final Wire32.Lane[] pendingReset;
     /** Lanes draining: read without the lock on every io completion. */
     private volatile int draining;
 
@@ -113,7 +116,7 @@ final class LaneRecovery {
         this.deadline = new long[qps];
         this.mine = new QpInfo[qps];
         this.cause = new WcStatus[qps];
-        this.pendingReset = new QpInfo[qps];
+        this.pendingReset = new Wire32.Lane[qps];
     }
 
     /** Whether {@code status} is a remote access error this recovers from. */
@@ -123,18 +126,25 @@ final class LaneRecovery {
 
     /**
      * A request of lane {@code lane}'s queue pair {@code qpn} failed with {@code status}. Returns
-     * whether this handles it (a round started or already running, or the queue pair was already
-     * replaced); false: not recoverable here, the lane fails as before.
+     * whether this handles it: a round started (a remote access error on a lane in the rotation), a
+     * round of the lane already running (any status: the queue pair is being replaced anyway), or
+     * the queue pair already replaced. False: not recoverable here, the lane fails as before.
      */
     synchronized boolean onFault(int lane, int qpn, WcStatus status, long now) {
         if (qpn != lanes.qpn(lane)) {
             return true; // a late completion of a queue pair already replaced: nothing of the lane's now
         }
-        if (!recoverable(status) || !active.getAsBoolean()) {
+        if (!active.getAsBoolean()) {
             return false;
         }
         if (state[lane] != State.IDLE) {
-            return true; // a round already under way
+            // a round already under way replaces this queue pair, whatever else it fails with (a
+            // request that ran out of retries before the pair went to ERR, say): the round decides the
+            // lane's fate, at its end or its bound, so the router keeps it recovering, not failed
+            return true;
+        }
+        if (!recoverable(status) || router.hasFailed(lane)) {
+            return false;
         }
         router.markRecovering(lane);
         try {
@@ -168,6 +178,7 @@ final class LaneRecovery {
                 stale.increment();
                 return;
             }
+            lanes.peerPosted(lane, message);
             begin(lane, lanes.remote(lane, message), now);
             return;
         }
@@ -176,18 +187,19 @@ final class LaneRecovery {
             return;
         }
         switch (state[lane]) {
-            case DRAINING -> pendingReset[lane] = lanes.remote(lane, message); // the next round, after this one
+            case DRAINING -> pendingReset[lane] = message; // the next round, after this one
             case REQUESTED -> {
                 if (!winsTies.getAsBoolean()) { // both started this round: the peer's stands, answered with our fresh pair
+                    lanes.peerPosted(lane, message);
                     answer(lane, lanes.remote(lane, message), now);
                 }
             }
-            case IDLE -> answerWithFreshPair(lane, lanes.remote(lane, message), now);
+            case IDLE -> answerWithFreshPair(lane, message, now);
         }
     }
 
     /** The peer asked for a round on an idle lane: make this side's fresh queue pair and answer. */
-    private void answerWithFreshPair(int lane, QpInfo remote, long now) {
+    private void answerWithFreshPair(int lane, Wire32.Lane message, long now) {
         router.markRecovering(lane);
         try {
             mine[lane] = lanes.prepare(lane);
@@ -197,7 +209,8 @@ final class LaneRecovery {
             return;
         }
         deadline[lane] = now + boundNanos;
-        answer(lane, remote, now);
+        lanes.peerPosted(lane, message); // after prepare: the statement is about the window it retired
+        answer(lane, lanes.remote(lane, message), now);
     }
 
     private void answer(int lane, QpInfo remote, long now) {
@@ -253,7 +266,7 @@ final class LaneRecovery {
         completed.increment();
         changed.run();
         Lifecycle.log().info("endpoint {}: lane {} re-established (epoch {})", endpoint, lane, epoch[lane]);
-        QpInfo pending = pendingReset[lane];
+        Wire32.Lane pending = pendingReset[lane];
         if (pending != null) {
             pendingReset[lane] = null;
             answerWithFreshPair(lane, pending, now);
@@ -267,6 +280,17 @@ final class LaneRecovery {
                 timedOut(lane);
             }
         }
+    }
+
+    /** For diagnostics: each lane's state and epoch. */
+    synchronized String describe() {
+        StringBuilder b = new StringBuilder();
+        for (int lane = 0; lane < state.length; lane++) {
+            b.append(lane).append(':').append(state[lane]).append('/').append(epoch[lane])
+                    .append(pendingReset[lane] != null ? "+reset" : "").append(' ');
+        }
+        return b.append("started ").append(started).append(" completed ").append(completed).append(" stale ")
+                .append(stale).append(" abandoned ").append(abandoned).toString();
     }
 
     /** Whether lane {@code lane} is being re-established. */

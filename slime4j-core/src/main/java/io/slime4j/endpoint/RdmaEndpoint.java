@@ -48,6 +48,7 @@ public final class RdmaEndpoint implements AutoCloseable {
     private final Regions regions;
     private final Router router;
     private final LaneRecovery lanes;
+    private final IoCompletions ioCompletions;
     private final Transport transport;
     private final OpTracker tracker;
     private final Ordering ordering;
@@ -72,6 +73,7 @@ public final class RdmaEndpoint implements AutoCloseable {
         regions = w.regions;
         router = w.router;
         lanes = w.lanes;
+        ioCompletions = w.ioCompletions;
         transport = w.transport;
         tracker = w.tracker;
         ordering = w.ordering;
@@ -385,6 +387,7 @@ public final class RdmaEndpoint implements AutoCloseable {
 
     Router router() { return router; }
     LaneRecovery laneRecovery() { return lanes; }
+    IoCompletions ioCompletions() { return ioCompletions; }
     Transport transport() { return transport; }
     int peerImmCredits() { return imm.peerCredits(); }
     int queuedImmediates() { return imm.queued(); }

@@ -9,16 +9,19 @@ import io.slime4j.verbs.WorkRequest;
  * {@link LaneRecovery}'s hands on the endpoint's transport: makes, connects and adopts a lane's
  * fresh queue pair ({@link Transport}), moves the lane's {@link IoSendQueue} to it once the old
  * queue pair has nothing outstanding, and sends the lane messages on the meta queue pair from two
- * 32-byte buffers per lane in the control region (a reset and an answer).
+ * 32-byte buffers per lane in the control region (a reset and an answer), each stating the
+ * write-with-imm requests posted on the old pair; hands the peer's statement to {@link ImmRefunds}.
  */
 final class RecoveryLanes implements LaneRecovery.Lanes {
     private final Transport transport;
     private final IoSendQueue[] sendQueues;
+    private final ImmRecvPath imm;
     private final WorkRequest wr = new WorkRequest();
 
-    RecoveryLanes(Transport transport, IoSendQueue[] sendQueues) {
+    RecoveryLanes(Transport transport, IoSendQueue[] sendQueues, ImmRecvPath imm) {
         this.transport = transport;
         this.sendQueues = sendQueues;
+        this.imm = imm;
     }
 
     @Override
@@ -28,7 +31,10 @@ final class RecoveryLanes implements LaneRecovery.Lanes {
 
     @Override
     public QpInfo prepare(int lane) {
-        return transport.prepareLane(lane);
+        QpInfo fresh = transport.prepareLane(lane);
+        RecvWindow retired = transport.retiredImmWindow(lane);
+        imm.refunds().retire(lane, retired.qpn(), retired::posted, fresh.qpn());
+        return fresh;
     }
 
     @Override
@@ -49,6 +55,10 @@ final class RecoveryLanes implements LaneRecovery.Lanes {
             return false;
         }
         Transport.retire(transport.adoptLane(lane));
+        int unstated = sendQueues[lane].unstatedImmOfOld(); // posted on the old pair in ERR: never reached the peer
+        if (unstated > 0) {
+            imm.creditsReturned(unstated);
+        }
         return true;
     }
 
@@ -62,11 +72,16 @@ final class RecoveryLanes implements LaneRecovery.Lanes {
         long offset = transport.laneMessageBase + (2L * lane + (type == Wire32.LANE_READY_TYPE ? 1 : 0))
                 * Wire32.META_BYTES;
         Wire32.writeLane(transport.control.segment().asSlice(offset, Wire32.META_BYTES), fresh.qpn(), fresh.psn(),
-                fresh.token());
+                fresh.token(), sendQueues[lane].stateImmPosted()); // the old pair is in ERR by now
         wr.clear().wrId(WrIds.encode(WrIds.LANE_SEND, lane, type, 0, epoch)).opcode(Opcode.SEND_WITH_IMM)
                 .immediate(Wire32.metaImm(type, Wire32.laneValue(lane, epoch)))
                 .sge(transport.control, offset, Wire32.META_BYTES);
         transport.meta.postSend(wr);
+    }
+
+    @Override
+    public void peerPosted(int lane, Wire32.Lane message) {
+        imm.refunds().peerPosted(lane, message.immPosted());
     }
 
     @Override

@@ -143,6 +143,26 @@ final class Router {
         return qps - deadCount;
     }
 
+    /** Whether some lane is in the rotation: neither failed for good nor being re-established. */
+    boolean hasLiveLane() {
+        for (int q = 0; q < qps; q++) {
+            if (dead.get(q) == 0 && recovering.get(q) == 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Lanes not failed for good (being re-established included). */
+    int liveLanes() {
+        return qps - deadCount;
+    }
+
+    /** Whether {@code lane} failed for good ({@link #markDead}); a lane being re-established has not. */
+    boolean hasFailed(int lane) {
+        return deadCount > 0 && dead.get(lane) != 0;
+    }
+
     /**
      * The next live lane after {@code lane} (cyclically); when every lane not failed is being
      * re-established, one of those (its requests fail with WR_FLUSH_ERR until it is back: see

@@ -61,6 +61,8 @@ final class Transport {
     final RecvWindow metaWindow;
     final RecvWindow dataWindow;
     final RecvWindow[] immWindows;
+    /** Each lane's imm window before its last re-establishment (its receives still complete, flushed). */
+    private final RecvWindow[] retiredImm;
     /** Offset in {@link #control} of the lane-recovery messages: two 32-byte buffers per lane. */
     final long laneMessageBase;
     private final Arena arena = Arena.ofShared();
@@ -117,6 +119,7 @@ final class Transport {
                     (long) c.messageSlots() * Wire32.META_BYTES));
             dataWindow = window(new RecvWindow(RecvWindow.Kind.DATA, 0, data, c.messageSlots(), null, 0));
             immWindows = new RecvWindow[c.qps()];
+            retiredImm = new RecvWindow[c.qps()];
             for (int i = 0; i < io.length; i++) {
                 immWindows[i] = window(new RecvWindow(RecvWindow.Kind.IMM, i, io[i], c.immWindow(), null, 0));
             }
@@ -262,6 +265,7 @@ final class Transport {
             }
             synchronized (windows) {
                 windows.set(windows.indexOf(immWindows[q]), w);
+                retiredImm[q] = immWindows[q];
                 immWindows[q] = w;
             }
             return qp.localInfo();
@@ -301,6 +305,13 @@ final class Transport {
             io[q] = next[q];
             next[q] = null;
             return old;
+        }
+    }
+
+    /** Lane {@code q}'s imm window before its last re-establishment, or null. */
+    RecvWindow retiredImmWindow(int q) {
+        synchronized (windows) {
+            return retiredImm[q];
         }
     }
 

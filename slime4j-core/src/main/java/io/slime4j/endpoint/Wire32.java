@@ -31,7 +31,9 @@ import java.nio.ByteOrder;
  * <pre>
  * meta message (little endian):  0 magic "SLM1" | 4 token (the data immediate, code 0)
  *                                8 address (u64) | 16 remote key (u64) | 24 length (u64)
- * lane message (little endian):  0 magic "SLL1" | 4 qpn | 8 psn | 12 0 | 16 token (u64) | 24 0
+ * lane message (little endian):  0 magic "SLL1" | 4 qpn | 8 psn | 12 imm posted | 16 token (u64) | 24 0
+ *                                (imm posted: write-with-imm requests the sender posted on the lane's
+ *                                old queue pair, counted once that pair was in ERR: {@link ImmRefunds})
  * </pre>
  */
 final class Wire32 {
@@ -116,25 +118,32 @@ final class Wire32 {
         return (value >>> 8) & EPOCH_MASK;
     }
 
-    /** Writes a lane message: a fresh queue pair's number, first packet sequence number and token. */
-    static void writeLane(MemorySegment at, int qpn, int psn, long token) {
+    /**
+     * Writes a lane message: a fresh queue pair's number, first packet sequence number and token,
+     * and how many write-with-imm requests the sender posted on the lane's old queue pair.
+     */
+    static void writeLane(MemorySegment at, int qpn, int psn, long token, int immPosted) {
         at.set(INT, 0, LANE_MAGIC);
         at.set(INT, 4, qpn);
         at.set(INT, 8, psn);
-        at.set(INT, 12, 0);
+        at.set(INT, 12, immPosted);
         at.set(LONG, 16, token);
         at.set(LONG, 24, 0);
     }
 
     /** A lane message as a value. */
-    record Lane(int qpn, int psn, long token) {}
+    record Lane(int qpn, int psn, long token, int immPosted) {
+        Lane(int qpn, int psn, long token) {
+            this(qpn, psn, token, 0);
+        }
+    }
 
     /** Reads a lane message, or returns null when the magic is wrong. */
     static Lane readLane(MemorySegment at) {
         if (at.get(INT, 0) != LANE_MAGIC) {
             return null;
         }
-        return new Lane(at.get(INT, 4), at.get(INT, 8), at.get(LONG, 16));
+        return new Lane(at.get(INT, 4), at.get(INT, 8), at.get(LONG, 16), at.get(INT, 12));
     }
 
     /** Reads a meta message, or returns null when the magic is wrong. */

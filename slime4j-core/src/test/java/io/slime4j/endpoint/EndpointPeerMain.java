@@ -15,7 +15,7 @@ import java.nio.charset.StandardCharsets;
  * a child JVM, driven by lines on stdin, answering on stdout. Regions: {@code dst} (written and
  * checked), {@code src} (filled with pattern 2, read by the peer), {@code inbox} (receives).
  * Commands: {@code PEER json}, {@code RECV off len}, {@code IMM}, {@code SEND off len} (from
- * {@code src}), {@code WRITE local remote off len}, {@code CANCEL} (cancelAll), {@code NOTICES} (cancel notices read from the peer), {@code CHECK region off len seed}, {@code QUIT}. It exits on QUIT, end of input, or after a watchdog of 180 s.
+ * {@code src}), {@code WRITE local remote off len}, {@code CANCEL} (cancelAll), {@code NOTICES} (cancel notices read from the peer), {@code CHECK region off len seed}, {@code STATE} (its lanes, {@link LaneDump}), {@code QUIT}. It exits on QUIT, end of input, or after a watchdog of 180 s.
  * An op command answers {@code POSTED} first and its outcome ({@code RECVD}, {@code IMMED},
  * {@code SENT}, {@code WROTE}) after it, even when the op completed before the call returned.
  */
@@ -89,6 +89,7 @@ public final class EndpointPeerMain {
                         f.toCompletableFuture().whenComplete((done, e) -> reply("WROTE " + f.status() + " " + f.wcStatus()));
                     }
                     case "CANCEL" -> reply("CANCELLED " + ep.cancelAll());
+                    case "STATE" -> reply("STATE " + LaneDump.of(ep));
                     case "NOTICES" -> reply("NOTICES " + ep.stats().cancelNoticesReceived.sum());
                     case "QUIT" -> {
                         return;

@@ -33,6 +33,8 @@ class LaneRecoveryTest {
         final boolean[] busy;
         final Queue<int[]> outbox = new ArrayDeque<>();
         final List<Integer> discarded = new ArrayList<>();
+        final int[] immPosted = new int[4];
+        final Integer[] peerPosted = new Integer[4];
         int nextQpn;
         Side peer;
 
@@ -83,7 +85,12 @@ class LaneRecoveryTest {
 
         @Override
         public void send(int type, int lane, int epoch, QpInfo info) {
-            outbox.add(new int[] {type, Wire32.laneValue(lane, epoch), info.qpn()});
+            outbox.add(new int[] {type, Wire32.laneValue(lane, epoch), info.qpn(), immPosted[lane]});
+        }
+
+        @Override
+        public void peerPosted(int lane, Wire32.Lane message) {
+            peerPosted[lane] = message.immPosted();
         }
 
         @Override
@@ -115,12 +122,12 @@ class LaneRecoveryTest {
             moved = false;
             int[] m;
             while ((m = a.outbox.poll()) != null) {
-                rb.onMessage(m[0], m[1], new Wire32.Lane(m[2], 7, 1), now);
+                rb.onMessage(m[0], m[1], new Wire32.Lane(m[2], 7, 1, m[3]), now);
                 n++;
                 moved = true;
             }
             while ((m = b.outbox.poll()) != null) {
-                ra.onMessage(m[0], m[1], new Wire32.Lane(m[2], 7, 1), now);
+                ra.onMessage(m[0], m[1], new Wire32.Lane(m[2], 7, 1, m[3]), now);
                 n++;
                 moved = true;
             }
@@ -217,5 +224,46 @@ class LaneRecoveryTest {
         assertThat(failures).singleElement().asString().contains("a RETRY_EXC_ERR", "lane 1 failed a request with "
                 + "REM_ACCESS_ERR and the peer did not answer its re-establishment within 5000 ms");
         assertThat(ra.abandoned.sum()).isEqualTo(1);
+    }
+
+    @Test
+    void aRequestThatRunsOutOfRetriesDuringARoundLeavesTheLaneToTheRound() {
+        ra.onFault(1, 11, WcStatus.REM_ACCESS_ERR, 0);
+        assertThat(ra.onFault(1, 11, WcStatus.RETRY_EXC_ERR, 1)).as("the round handles it").isTrue();
+        assertThat(routerA.isRecovering(1)).isTrue();
+        assertThat(routerA.hasFailed(1)).as("not failed for good behind the round's back").isFalse();
+        deliver(2);
+        assertThat(a.qpn[1]).isEqualTo(110);
+        assertThat(routerA.isDead(1)).as("back in the rotation with the round").isFalse();
+        assertThat(failures).isEmpty();
+    }
+
+    @Test
+    void aLaneFailedForGoodStartsNoRound() {
+        routerA.markDead(1);
+        assertThat(ra.onFault(1, 11, WcStatus.REM_ACCESS_ERR, 0)).isFalse();
+        assertThat(ra.started.sum()).isZero();
+        assertThat(a.outbox).isEmpty();
+    }
+
+    @Test
+    void eachSideHearsTheImmediatesThePeerPostedOnTheOldPairTheAnswererFromTheResetTheInitiatorFromTheAnswer() {
+        a.immPosted[1] = 3;
+        b.immPosted[1] = 5;
+        ra.onFault(1, 11, WcStatus.REM_ACCESS_ERR, 0);
+        deliver(1);
+        assertThat(b.peerPosted[1]).isEqualTo(3);
+        assertThat(a.peerPosted[1]).isEqualTo(5);
+    }
+
+    @Test
+    void inCrossingRoundsEachSideHearsThePeerOnce() {
+        a.immPosted[0] = 2;
+        b.immPosted[0] = 4;
+        ra.onFault(0, 10, WcStatus.REM_ACCESS_ERR, 0);
+        rb.onFault(0, 20, WcStatus.REM_ACCESS_ERR, 0);
+        deliver(1);
+        assertThat(b.peerPosted[0]).as("the loser, from the winner's reset").isEqualTo(2);
+        assertThat(a.peerPosted[0]).as("the winner, from the loser's answer").isEqualTo(4);
     }
 }

@@ -106,7 +106,14 @@ class OneBadRequestCrossProcessTest {
             success(ep.write(Assignment.local("buf", 0).remote("dst", 0).length(CHUNK)), WAIT);
             assertThat(peer.call("CHECK dst 0 " + CHUNK + " 99", "")).isEqualTo("OK");
             peer.call("WRITE src tmp 0 " + CHUNK, "POSTED"); // the peer's own one-sided traffic, its lanes re-established too
-            assertThat(peer.expect("WROTE ")).isEqualTo("SUCCESS SUCCESS");
+            String wrote;
+            try {
+                wrote = peer.expect("WROTE ");
+            } catch (AssertionError e) { // both sides' lanes, for the diagnosis
+                throw new AssertionError(e.getMessage() + "; here: " + LaneDump.of(ep) + "; the peer: "
+                        + peer.call("STATE", "STATE "), e);
+            }
+            assertThat(wrote).isEqualTo("SUCCESS SUCCESS");
             assertThat(EndpointPeerMain.check(tmp, 0, CHUNK, 2)).isEqualTo(-1);
             assertThat(ep.stats().protocolErrors.sum()).isZero();
         }

@@ -196,4 +196,51 @@ class OneBadRequestTest {
             p.inprocWires.get(0).setFaults(FaultConfig.builder().build());
         }
     }
+
+    @Test
+    void everyRailsCompletionQueueHoldsASecondImmWindowPerLaneForALaneBeingReEstablished() throws Exception {
+        int sq = 32;
+        int window = 64;
+        EndpointConfig c = EndpointConfig.builder().qps(4).immWindow(window).sendQueueDepth(sq).build();
+        try (RailPair p = RailPair.inproc(2, c, 4 * CHUNK)) {
+            for (RdmaEndpoint ep : List.of(p.a, p.b)) {
+                for (int r = 0; r < 2; r++) { // lanes r and r + 2 on rail r: each may have its old and its fresh pair
+                    assertThat((long) ep.transport().cqs[r].capacity()).as("rail %d", r)
+                            .isGreaterThanOrEqualTo(2L * (sq + 2L * (window + Transport.RQ_SLACK)));
+                }
+            }
+        }
+    }
+
+    @Test
+    void writeWithImmCreditsOfImmediatesFlushedInARoundComeBack() throws Exception {
+        int window = 8;
+        EndpointConfig c = EndpointConfig.builder().qps(1).immWindow(window).slotTimeout(Duration.ofSeconds(5)).build();
+        try (RailPair p = RailPair.inproc(1, c, 4 * CHUNK)) {
+            p.a.updatePeer(withBadRegions(p.b.info()));
+            int flushed = 0;
+            for (int round = 0; round < 4; round++) { // 4 rounds x 4 immediates: twice the window
+                TransferFuture bad = p.a.write(Assignment.local("kv", 0).remote("ghost", 0).length(4096));
+                List<TransferFuture> imms = new ArrayList<>();
+                for (int i = 0; i < 4; i++) {
+                    imms.add(p.a.writeWithImm(List.of(Assignment.local("kv", 0).remote("kv", 0).length(64)), i));
+                }
+                assertThat(bad.await(WAIT)).isEqualTo(TransferStatus.FAILED);
+                for (TransferFuture f : imms) {
+                    if (f.await(WAIT) != TransferStatus.SUCCESS) {
+                        flushed++;
+                    }
+                }
+                int r = round;
+                await(() -> p.a.laneRecovery().completed.sum() > r, "round " + r + " completed");
+            }
+            int threshold = window / 4; // the peer returns credits a quarter window at a time: fewer may wait there
+            await(() -> p.a.peerImmCredits() > window - threshold, "every credit back but the peer's last partial "
+                    + "quarter (flushed immediates: refunded; delivered ones: returned)");
+            TransferFuture after = p.a.writeWithImm(List.of(Assignment.local("kv", 0).remote("kv", 0).length(64)), 99);
+            success(after, WAIT);
+            System.out.printf("imm credits after 4 rounds: %d flushed immediates, %d credits%n", flushed,
+                    p.a.peerImmCredits());
+        }
+    }
 }
