@@ -261,9 +261,13 @@ public final class ShmDevice implements VerbsDevice {
                 continue;
             }
             if (config.busyPoll() || now - idleSince < spinNanos) {
-                // an idle spin yields now and then: on a machine with fewer cores than runnable threads
-                // the thread that feeds this agent (a poster, the peer's agent) must get a core
-                if (++idleSpins % 64 == 0) {
+                // Only a busy-polling agent, which never sleeps, yields now and then (so that on a machine
+                // with fewer cores than runnable threads the poster or the peer's agent gets a core). The
+                // bounded spin before a sleep must not: under EEVDF (Linux 6.17 on) a yield forfeits the rest
+                // of the agent's slice and puts its deadline a slice ahead, so with other threads runnable it
+                // waits in the run queue, neither asleep on its doorbell (a ring does not wake it) nor running.
+                // That halved 64 KiB reads and cost a third of the 32 B message rate (docs/PERFORMANCE.md).
+                if (config.busyPoll() && ++idleSpins % 64 == 0) {
                     Thread.yield();
                 } else {
                     Thread.onSpinWait();
