@@ -261,13 +261,15 @@ public final class ShmDevice implements VerbsDevice {
                 continue;
             }
             if (config.busyPoll() || now - idleSince < spinNanos) {
-                // Only a busy-polling agent, which never sleeps, yields now and then (so that on a machine
-                // with fewer cores than runnable threads the poster or the peer's agent gets a core). The
-                // bounded spin before a sleep must not: under EEVDF (Linux 6.17 on) a yield forfeits the rest
-                // of the agent's slice and puts its deadline a slice ahead, so with other threads runnable it
-                // waits in the run queue, neither asleep on its doorbell (a ring does not wake it) nor running.
-                // That halved 64 KiB reads and cost a third of the 32 B message rate (docs/PERFORMANCE.md).
-                if (config.busyPoll() && ++idleSpins % 64 == 0) {
+                // The spin yields now and then only while this device waits for its peers (requests
+                // outstanding) or busy-polls: a waiting agent hands its core to the threads it waits for (the
+                // peer's agent, the poster and dispatcher here); that is what keeps the round trip short on
+                // a machine with fewer cores than runnable threads. An agent with nothing outstanding (a
+                // responder between requests) does not: under EEVDF (Linux 6.17 on) a yield forfeits the
+                // rest of its slice and puts its deadline a slice ahead, so with other threads runnable it
+                // waits in the run queue, neither asleep on its doorbell (a ring does not wake it) nor
+                // running; that halved 64 KiB reads (docs/PERFORMANCE.md, "The idle yield").
+                if ((config.busyPoll() || busy) && ++idleSpins % 64 == 0) {
                     Thread.yield();
                 } else {
                     Thread.onSpinWait();
