@@ -283,15 +283,12 @@ public final class ShmDevice implements VerbsDevice {
                 continue;
             }
             if (config.busyPoll() || now - idleSince < spinNanos) {
-                // The spin yields now and then only while this device waits for its peers (requests
-                // outstanding) or busy-polls: a waiting agent hands its core to the threads it waits for (the
-                // peer's agent, the poster and dispatcher here); that is what keeps the round trip short on
-                // a machine with fewer cores than runnable threads. An agent with nothing outstanding (a
-                // responder between requests) does not: under EEVDF (Linux 6.17 on) a yield forfeits the
-                // rest of its slice and puts its deadline a slice ahead, so with other threads runnable it
-                // waits in the run queue, neither asleep on its doorbell (a ring does not wake it) nor
-                // running; that halved 64 KiB reads (docs/PERFORMANCE.md, "The idle yield").
-                if ((config.busyPoll() || busy) && ++idleSpins % 64 == 0) {
+                // An idle spin yields now and then: on a machine with fewer cores than runnable threads the
+                // threads this agent hands to or waits for (the poster, the dispatcher, the peer's agent) get
+                // the core; that keeps the round trip short. It is a trade: under EEVDF (Linux 6.17 on) a
+                // yield forfeits the rest of the slice, and a yielded agent waits in the run queue where a
+                // ring cannot wake it (it is not asleep); see docs/PERFORMANCE.md, "The idle yield".
+                if (++idleSpins % 64 == 0) {
                     Thread.yield();
                 } else {
                     Thread.onSpinWait();
