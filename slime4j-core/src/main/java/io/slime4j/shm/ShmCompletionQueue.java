@@ -18,8 +18,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * A completion ring in this process (completions never cross processes): one producer, the
  * device's agent (or the closing thread once it stopped), pollers serialised by a lock, waiters
  * parked and unparked directly by the producer only when one is blocked; the agent wakes them once
- * per queue pair's turn, not once per completion (a woken waiter preempts the agent on its core). Polling a send
- * completion retires its request and every earlier unsignaled one of the queue pair.
+ * per queue pair's turn, not once per completion (a woken waiter preempts the agent on its core).
+ * Polling a send completion retires its request and every earlier unsignaled one of the queue pair.
  */
 final class ShmCompletionQueue implements CompletionQueue {
     private static final VarHandle TAIL;

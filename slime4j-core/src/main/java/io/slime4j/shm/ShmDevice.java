@@ -287,7 +287,7 @@ public final class ShmDevice implements VerbsDevice {
                 // threads this agent hands to or waits for (the poster, the dispatcher, the peer's agent) get
                 // the core; that keeps the round trip short. It is a trade: under EEVDF (Linux 6.17 on) a
                 // yield forfeits the rest of the slice, and a yielded agent waits in the run queue where a
-                // ring cannot wake it (it is not asleep); see docs/PERFORMANCE.md, "The idle yield".
+                // ring cannot wake it (it is not asleep); docs/PERFORMANCE.md, "the idle yield", measures both.
                 if (++idleSpins % 64 == 0) {
                     Thread.yield();
                 } else {
