@@ -17,8 +17,9 @@ import java.util.concurrent.locks.ReentrantLock;
 /**
  * A completion ring in this process (completions never cross processes): one producer, the
  * device's agent (or the closing thread once it stopped), pollers serialised by a lock, waiters
- * parked and unparked directly by the producer only when one is blocked. Polling a send
- * completion retires its request and every earlier unsignaled one of the queue pair.
+ * parked and unparked directly by the producer only when one is blocked; the agent wakes them once
+ * per queue pair's turn, not once per completion (a woken waiter preempts the agent on its core).
+ * Polling a send completion retires its request and every earlier unsignaled one of the queue pair.
  */
 final class ShmCompletionQueue implements CompletionQueue {
     private static final VarHandle TAIL;
@@ -54,6 +55,8 @@ final class ShmCompletionQueue implements CompletionQueue {
     private volatile int waiters;
     private volatile boolean closed;
     private long lost;
+    /** A wake-up is owed to the waiters (agent thread only). */
+    private boolean wakePending;
     private final ReentrantLock lock = new ReentrantLock();
     private final Set<Thread> sleepers = ConcurrentHashMap.newKeySet();
 
@@ -99,9 +102,22 @@ final class ShmCompletionQueue implements CompletionQueue {
         owner.counters().increment(Counter.COMPLETIONS_GENERATED);
         TAIL.setVolatile(this, t + 1);
         if (waiters > 0) {
-            wake();
+            if (device.onAgentThread()) {
+                if (!wakePending) { // woken once, when the agent has pushed what this duty cycle brought
+                    wakePending = true;
+                    device.wakeLater(this);
+                }
+            } else {
+                wake();
+            }
         }
         return true;
+    }
+
+    /** Wakes the waiters a {@link #push} on the agent thread left for the end of its queue pair's turn. */
+    void wakeDeferred() {
+        wakePending = false;
+        wake();
     }
 
     private void wake() {

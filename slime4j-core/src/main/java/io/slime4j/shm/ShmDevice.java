@@ -12,6 +12,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.security.SecureRandom;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -46,6 +47,8 @@ public final class ShmDevice implements VerbsDevice {
     private final ShmQueuePair[] byQpn = new ShmQueuePair[Layout.MAX_QPS];
     private final ConcurrentLinkedQueue<ShmQueuePair> closing = new ConcurrentLinkedQueue<>();
     private final Thread agent;
+    /** Completion queues whose waiters are owed a wake-up (agent thread only). */
+    private final ArrayList<ShmCompletionQueue> toWake = new ArrayList<>();
     private volatile boolean closed;
 
     private ShmDevice(ShmConfig config) {
@@ -219,6 +222,22 @@ public final class ShmDevice implements VerbsDevice {
         return f;
     }
 
+    boolean onAgentThread() {
+        return Thread.currentThread() == agent;
+    }
+
+    /** Wakes {@code cq}'s waiters when the agent ends this queue pair's turn (agent thread). */
+    void wakeLater(ShmCompletionQueue cq) {
+        toWake.add(cq);
+    }
+
+    private void wakeDeferred() {
+        for (int i = 0; i < toWake.size(); i++) {
+            toWake.get(i).wakeDeferred();
+        }
+        toWake.clear();
+    }
+
     void onOverflow(ShmCompletionQueue cq) {
         for (ShmQueuePair qp : qps) {
             if (qp.sendCq == cq || qp.recvCq == cq) {
@@ -248,6 +267,7 @@ public final class ShmDevice implements VerbsDevice {
                 for (ShmQueuePair qp : qps) {
                     work += qp.doWork(now);
                     busy |= qp.busy();
+                    wakeDeferred(); // once per turn: the first woken waiter would preempt the agent
                 }
                 if (!closing.isEmpty()) {
                     retire();
@@ -255,14 +275,19 @@ public final class ShmDevice implements VerbsDevice {
             } catch (RuntimeException e) {
                 counters.increment(Counter.AGENT_ERRORS);
                 LOG.error("shm device {}: agent error", name(), e);
+            } finally {
+                wakeDeferred();
             }
             if (work > 0) {
                 idleSince = now;
                 continue;
             }
             if (config.busyPoll() || now - idleSince < spinNanos) {
-                // an idle spin yields now and then: on a machine with fewer cores than runnable threads
-                // the thread that feeds this agent (a poster, the peer's agent) must get a core
+                // An idle spin yields now and then: on a machine with fewer cores than runnable threads the
+                // threads this agent hands to or waits for (the poster, the dispatcher, the peer's agent) get
+                // the core; that keeps the round trip short. It is a trade: under EEVDF (Linux 6.17 on) a
+                // yield forfeits the rest of the slice, and a yielded agent waits in the run queue where a
+                // ring cannot wake it (it is not asleep); docs/PERFORMANCE.md, "the idle yield", measures both.
                 if (++idleSpins % 64 == 0) {
                     Thread.yield();
                 } else {
