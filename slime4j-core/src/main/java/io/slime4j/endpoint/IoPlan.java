@@ -31,6 +31,9 @@ final class IoPlan {
     private static final String[] USE = Arrays.stream(OpKind.values())
             .map(k -> k.name().toLowerCase(Locale.ROOT)).toArray(String[]::new);
 
+    /** A plan whose arrays grew beyond this many requests or assignments is not pooled again. */
+    static final int MAX_POOLED_REQUESTS = 1024;
+
     int count;
     /** The lane of each request. */
     int[] qp = new int[1];
@@ -86,8 +89,8 @@ final class IoPlan {
         batch.op = null;
         batch.fence = null;
         use.clear();
-        if (pool != null) {
-            pool.give(this);
+        if (pool != null && qp.length <= MAX_POOLED_REQUESTS && locals.length <= MAX_POOLED_REQUESTS) {
+            pool.give(this); // a plan grown by a huge batch is left to the collector, not kept
         }
     }
 
