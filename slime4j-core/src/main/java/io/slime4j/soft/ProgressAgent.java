@@ -39,11 +39,14 @@ final class ProgressAgent implements Runnable {
     private static final int YIELDS = 50;
     private static final long MIN_PARK_NANOS = 1_000;
     /**
-     * How long a busy-spinning agent rests while waiters drive all its devices before it looks
-     * again: the bound on how long work posted after the last waiter left waits for the agent (a
-     * post does not wake a resting agent, so that a waiter's next post costs no system call).
+     * How long a busy-spinning agent first rests while waiters drive all its devices before it
+     * looks again; each further rest in a row doubles, up to {@link #STAND_ASIDE_MAX_NANOS}: the
+     * bound on how long work posted after the last waiter left waits for the agent (a post does
+     * not wake a resting agent, so that a waiter's next post costs no system call).
      */
     static final long STAND_ASIDE_NANOS = 50_000;
+    static final long STAND_ASIDE_MAX_NANOS = 400_000;
+    private long restNanos = STAND_ASIDE_NANOS;
     private static final long DETACH_POLL_NANOS = 10_000;
     private static final long STOP_WAIT_MILLIS = 5_000;
     /** Longest block of an agent whose devices owe nothing timed: a bound, not a period. */
@@ -184,6 +187,9 @@ final class ProgressAgent implements Runnable {
             }
             int work = 0;
             for (SoftDevice d : devices) {
+                if (d.duty().drivenByWaiter()) {
+                    continue; // a thread waiting for its completions runs its cycles (busy-poll)
+                }
                 try {
                     // each device reads its own clock (earlier ones took time); -1: a waiter runs its cycles now
                     work += Math.max(0, d.duty().tryRun());
@@ -276,8 +282,10 @@ final class ProgressAgent implements Runnable {
             parkNanos = MIN_PARK_NANOS;
             if (busySpin) {
                 if (work == 0 && drivenByWaiters()) {
-                    LockSupport.parkNanos(STAND_ASIDE_NANOS); // waiters drive every device: one spinning thread is enough
+                    LockSupport.parkNanos(restNanos); // waiters drive every device: one spinning thread is enough
+                    restNanos = Math.min(restNanos * 2, STAND_ASIDE_MAX_NANOS);
                 } else {
+                    restNanos = STAND_ASIDE_NANOS;
                     Thread.onSpinWait();
                 }
             }
