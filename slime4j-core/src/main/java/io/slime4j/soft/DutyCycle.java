@@ -50,15 +50,9 @@ final class DutyCycle {
     /** Cycles run by waiters ({@link #driveUntil}); written by the holder only. */
     private volatile long byWaiters;
 
-    /** {@code waitersDrive}: the device busy-polls, so a thread waiting for its completions drives it. */
-    DutyCycle(Work work, boolean waitersDrive) {
-        this(work, waitersDrive, e -> {
-            throw e;
-        });
-    }
-
     /**
-     * {@code waiterError} takes an exception of a cycle a waiter ran (counted and logged as the
+     * {@code waitersDrive}: the device busy-polls, so a thread waiting for its completions drives
+     * it. {@code waiterError} takes an exception of a cycle a waiter ran (counted and logged as the
      * agent does with its own, so the waiter goes on waiting); an {@link Error} propagates.
      */
     DutyCycle(Work work, boolean waitersDrive, java.util.function.Consumer<RuntimeException> waiterError) {

@@ -11,6 +11,10 @@ import org.junit.jupiter.api.Timeout;
 
 @Timeout(30)
 class DutyCycleTest {
+    /** A waiter's cycle exception thrown on, out of the wait. */
+    static final java.util.function.Consumer<RuntimeException> RETHROW = e -> {
+        throw e;
+    };
 
     @Test
     void aCycleRunsOnOneThreadAtATimeAndAnotherThreadIsTurnedAway() throws Exception {
@@ -24,7 +28,7 @@ class DutyCycleTest {
                 Thread.currentThread().interrupt();
             }
             return 1;
-        }, true);
+        }, true, RETHROW);
         Thread holder = Thread.ofPlatform().start(() -> duty.tryRun());
         assertThat(inside.await(5, TimeUnit.SECONDS)).isTrue();
 
@@ -42,7 +46,7 @@ class DutyCycleTest {
         DutyCycle duty = new DutyCycle(now -> {
             ranOn.set(Thread.currentThread());
             return cycles.incrementAndGet() >= 5 ? 1 : 0;
-        }, true);
+        }, true, RETHROW);
 
         boolean ready = duty.driveUntil(() -> cycles.get() >= 5, System.nanoTime() + TimeUnit.SECONDS.toNanos(5));
 
@@ -55,7 +59,7 @@ class DutyCycleTest {
 
     @Test
     void aWaiterGivesUpAtItsDeadlineAndIsSeenDrivingMeanwhile() throws Exception {
-        DutyCycle duty = new DutyCycle(now -> 0, true);
+        DutyCycle duty = new DutyCycle(now -> 0, true, RETHROW);
         AtomicInteger seenDriving = new AtomicInteger();
         Thread watcher = Thread.ofPlatform().start(() -> {
             long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(200);
@@ -78,7 +82,7 @@ class DutyCycleTest {
 
     @Test
     void waitingForCyclesCountsTheCyclesOfWhicheverThreadRunsThem() throws Exception {
-        DutyCycle duty = new DutyCycle(now -> 0, true);
+        DutyCycle duty = new DutyCycle(now -> 0, true, RETHROW);
         AtomicInteger nudges = new AtomicInteger();
         // the "agent" here is the nudge: each nudge runs one cycle on the waiting thread's behalf
         Thread driver = Thread.ofPlatform().start(() -> {
@@ -95,7 +99,7 @@ class DutyCycleTest {
 
     @Test
     void waitingForCyclesEndsAtItsBoundWhenNothingRunsThem() {
-        DutyCycle duty = new DutyCycle(now -> 0, true);
+        DutyCycle duty = new DutyCycle(now -> 0, true, RETHROW);
         long t0 = System.nanoTime();
         assertThat(duty.awaitCycles(2, TimeUnit.MILLISECONDS.toNanos(50), () -> { }, () -> true)).isFalse();
         assertThat(System.nanoTime() - t0).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(50));
@@ -113,7 +117,7 @@ class DutyCycleTest {
             }
             last[0] = now;
             return 0;
-        }, true);
+        }, true, RETHROW);
         Thread other = Thread.ofPlatform().start(() -> {
             for (int i = 0; i < 200_000; i++) {
                 duty.tryRun();
@@ -145,7 +149,7 @@ class DutyCycleTest {
     @Test
     void aSeizedCycleRunsNoMore() throws Exception {
         AtomicInteger cycles = new AtomicInteger();
-        DutyCycle duty = new DutyCycle(now -> cycles.incrementAndGet(), true);
+        DutyCycle duty = new DutyCycle(now -> cycles.incrementAndGet(), true, RETHROW);
         assertThat(duty.seize()).isTrue();
         int[] other = new int[1];
         Thread t = Thread.ofPlatform().start(() -> other[0] = duty.tryRun());

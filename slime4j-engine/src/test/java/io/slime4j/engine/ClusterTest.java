@@ -6,8 +6,6 @@ import io.slime4j.engine.directory.Directories;
 import io.slime4j.engine.directory.Directory;
 import io.slime4j.engine.directory.PeerRecord;
 import io.slime4j.engine.directory.ServerProcess;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -63,18 +61,7 @@ class ClusterTest {
                     .redirectError(ProcessBuilder.Redirect.appendTo(Path.of(System.getProperty("java.io.tmpdir"),
                             "slime4j-cluster-node" + index + ".log").toFile())).start();
             out = new PrintWriter(process.getOutputStream(), true);
-            Thread.ofVirtual().start(() -> {
-                try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream()))) {
-                    String l;
-                    while ((l = r.readLine()) != null) {
-                        if (l.startsWith("@")) {
-                            answers.add(l);
-                        }
-                    }
-                } catch (Exception ignored) {
-                    // the process ended
-                }
-            });
+            ChildAnswers.pump(process, answers);
             threadsAtStart = Integer.parseInt(expect("@READY", 60).split(" ")[2]);
         }
 

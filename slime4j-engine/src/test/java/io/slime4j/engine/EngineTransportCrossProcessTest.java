@@ -8,8 +8,6 @@ import io.slime4j.endpoint.TransferStatus;
 import io.slime4j.engine.directory.FileDirectory;
 import io.slime4j.shm.SharedMemory;
 import io.slime4j.shm.TransportChoice;
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
 import java.io.PrintWriter;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -59,18 +57,7 @@ class EngineTransportCrossProcessTest {
             process = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.appendTo(
                     Path.of(System.getProperty("java.io.tmpdir"), "slime4j-transport-peer.log").toFile())).start();
             out = new PrintWriter(process.getOutputStream(), true);
-            Thread.ofVirtual().start(() -> {
-                try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream()))) {
-                    String l;
-                    while ((l = r.readLine()) != null) {
-                        if (l.startsWith("@")) {
-                            answers.add(l);
-                        }
-                    }
-                } catch (Exception ignored) {
-                    // the process ended
-                }
-            });
+            ChildAnswers.pump(process, answers);
             ready = expect("@READY", 60);
         }
 
