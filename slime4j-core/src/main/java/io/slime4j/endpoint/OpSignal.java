@@ -11,7 +11,7 @@ import java.util.concurrent.locks.LockSupport;
  * a future waiting on it can only ever be woken by its own op. Not final only so that a test can
  * substitute a deliberately shared signal and watch the I1 test fail.
  *
- * <p>It costs one small object and no lock: a volatile flag and the one thread parked on it. A
+ * <p>It costs no object of its own and no lock: a volatile flag and the one thread parked on it. A
  * waiter spins briefly ({@value #SPINS} checks), then registers itself and parks until
  * {@link #fire} unparks it; a second thread waiting on the same op at the same time (rare) finds
  * the place taken and re-checks on a timed park, from {@value #POLL_MIN_NANOS} ns doubling up to

@@ -52,9 +52,15 @@ final class Regions {
             this.count = locals.length;
         }
 
+        /**
+         * Whether the op uses {@code region}. {@code deregister} asks without a lock, and a pooled
+         * use may be refilled for another op meanwhile: the array and its count are read once, and
+         * the count is capped at the array's length, so a refill never reads past it.
+         */
         boolean includes(Object region) {
             Local[] ls = locals;
-            for (int i = 0; i < count; i++) {
+            int n = Math.min(count, ls.length);
+            for (int i = 0; i < n; i++) {
                 if (ls[i] == region) {
                     return true;
                 }
