@@ -96,12 +96,12 @@ final class PerfCommand implements Callable<Integer> {
     String sizes;
 
     @Option(names = "--iters", paramLabel = "N",
-            description = "Timed operations per row (default: bw 256 MiB worth, 16..5000; lat 1000).")
+            description = "Timed operations per row (default: bw 256 MiB worth, 16..20000; lat 1000).")
     Integer iters;
 
     @Option(names = "--warmup", paramLabel = "N", description = "Untimed operations before each row (default: bw iters/10, lat 100;"
-            + " with neither --iters nor --warmup, the first row is also run once untimed first, up to 20000 operations or"
-            + " 128 MiB, so that the JIT has compiled the data path).")
+            + " with neither --iters nor --warmup, the first row is also run once untimed first, up to 300000 operations or"
+            + " 1 GiB, so that the JIT has compiled the data path).")
     Integer warmup;
 
     @Option(names = "--depth", paramLabel = "N", description = "Operations outstanding in bw rows, 1..1024 (default: 16; lat: 1).")
@@ -335,7 +335,7 @@ final class PerfCommand implements Callable<Integer> {
         List<PerfPlan.Row> rows = new ArrayList<>();
         if (mode == null || mode.equals("bw")) {
             for (long s : list != null ? list : sizes("4K:4M")) {
-                int n = iters != null ? iters : (int) Math.clamp((256L << 20) / s, 16, 5000);
+                int n = iters != null ? iters : (int) Math.clamp((256L << 20) / s, 16, PerfPlan.BW_ITERS_MAX);
                 int w = warmup != null ? warmup : Math.max(1, n / 10);
                 rows.add(new PerfPlan.Row(o, PerfPlan.Mode.BW, s, n, w, depth != null ? depth : 16));
             }

@@ -31,9 +31,16 @@ record PerfPlan(List<Row> rows, int qps, String selector, int signalEvery, int m
     }
 
     /** Bytes a JIT warm-up row moves at most; its operations are also capped at {@link #JIT_WARMUP_OPS}. */
-    static final long JIT_WARMUP_BYTES = 128L << 20;
-    /** Operations of a JIT warm-up row at most (a few seconds of the cold first row on two cores). */
-    static final int JIT_WARMUP_OPS = 20_000;
+    static final long JIT_WARMUP_BYTES = 1L << 30;
+    /**
+     * Operations of a JIT warm-up row at most. On two cores that the data path's threads keep busy,
+     * the JIT's C2 compiler keeps compiling the path for several seconds: a 4 KiB write row timed
+     * after 20,000 warm-up writes measured 216-305 MB/s, after 300,000 660-825 MB/s, after 1,000,000
+     * no more (docs/PERFORMANCE.md).
+     */
+    static final int JIT_WARMUP_OPS = 300_000;
+    /** Timed operations of a bandwidth row by default at most (and 256 MiB worth): about 0.1 s of small writes. */
+    static final int BW_ITERS_MAX = 20_000;
 
     /**
      * The JIT warm-up for {@code first}: the same operation, size and depth, untimed, with enough
