@@ -150,7 +150,7 @@ final class AeronSide extends Side {
     @Override
     void rtt(int size) throws IOException {
         int n = options.roundTrips;
-        int total = n + warm(n);
+        int total = n + options.rttWarmup;
         long deadline = deadline();
         long[] samples = new long[n];
         FragmentHandler h = (buffer, offset, length, header) -> fragments++;

@@ -103,7 +103,7 @@ public final class Compare {
         return "Measured " + machine + ".\n"
                 + "Options: `" + (o.raw.isEmpty() ? "(defaults)" : String.join(" ", o.raw)) + "`; "
                 + o.messages + " messages per rate (first tenth warm-up), " + o.roundTrips
-                + " timed round trips, " + Options.format(o.bytes) + " per bandwidth size.\n\n"
+                + " timed round trips (after " + o.rttWarmup + " untimed), " + Options.format(o.bytes) + " per bandwidth size.\n\n"
                 + "![bandwidth vs size and round-trip latency](" + imageLink + ")\n\n"
                 + results.markdown(o);
     }

@@ -132,7 +132,7 @@ final class JucxSide extends Side {
     @Override
     void rtt(int size) throws Exception {
         int n = options.roundTrips;
-        int total = n + warm(n);
+        int total = n + options.rttWarmup;
         long deadline = deadline();
         long[] samples = new long[n];
         for (int i = 0; i < total; i++) {

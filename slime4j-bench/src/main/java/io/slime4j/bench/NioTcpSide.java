@@ -68,7 +68,7 @@ final class NioTcpSide extends Side {
     @Override
     void rtt(int size) throws IOException {
         int n = options.roundTrips;
-        int total = n + warm(n);
+        int total = n + options.rttWarmup;
         long[] samples = new long[n];
         for (int i = 0; i < total; i++) {
             if (isA) {

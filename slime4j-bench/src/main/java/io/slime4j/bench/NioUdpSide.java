@@ -99,7 +99,7 @@ final class NioUdpSide extends Side {
     @Override
     void rtt(int size) throws IOException {
         int n = options.roundTrips;
-        int total = n + warm(n);
+        int total = n + options.rttWarmup;
         if (isA) {
             while (receive(options.timeoutSeconds * 1000) > 1) {
                 sendDatagram(size);

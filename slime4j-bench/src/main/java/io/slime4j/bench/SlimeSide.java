@@ -119,7 +119,7 @@ final class SlimeSide extends Side {
     @Override
     void rtt(int size) throws Exception {
         int n = options.roundTrips;
-        int total = n + warm(n) + 1;
+        int total = n + options.rttWarmup + 1;
         if (isA) {
             TransferFuture r = ep.recv("dst", 0, size);
             for (int i = 0; i < total; i++) {

@@ -14,6 +14,15 @@ class CompareOptionsTest {
         assertThat(o.workloads).isEqualTo(EnumSet.allOf(Side.Workload.class));
         assertThat(o.rateSizes).containsExactly(32, 1024);
         assertThat(o.bandwidthSizes).containsExactly(64 << 10, 1 << 20, 16 << 20);
+        assertThat(o.rttWarmup).isEqualTo(30_000);
+    }
+
+    @Test
+    void theRoundTripWarmUpIsACountOfItsOwnAndMayBeZero() {
+        assertThat(CompareOptions.parse(new String[] {"--rtt-warmup", "2K"}).rttWarmup).isEqualTo(2048);
+        assertThat(CompareOptions.parse(new String[] {"--rtt-warmup", "0"}).rttWarmup).isZero();
+        assertThatThrownBy(() -> CompareOptions.parse(new String[] {"--rtt-warmup", "-1"}))
+                .hasMessageContaining("--rtt-warmup").hasMessageContaining("-1");
     }
 
     @Test

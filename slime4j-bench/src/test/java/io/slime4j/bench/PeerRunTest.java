@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Timeout;
 /** The relay with real child JVMs: a peer that cannot run is reported as skipped with its reason. */
 class PeerRunTest {
     private final CompareOptions options = CompareOptions.parse(new String[] {"--workloads", "rtt", "--round-trips",
-            "100", "--timeout", "20"});
+            "100", "--rtt-warmup", "10", "--timeout", "20"});
 
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
