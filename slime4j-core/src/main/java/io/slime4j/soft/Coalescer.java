@@ -43,8 +43,8 @@ final class Coalescer {
     private final int capacity;
     private final int frameLimit;
     private final Slot[] slots = new Slot[SLOTS];
+    /** Slots 0..open-1 are open, in the order they were opened. */
     private int open;
-    private int nextVictim;
 
     /**
      * @param capacity   the largest datagram a bundle may be (the path's datagram size)
@@ -105,13 +105,23 @@ final class Coalescer {
         }
     }
 
-    /** Sends everything held: the end of the agent's turn. */
+    /**
+     * Sends everything held: the end of the agent's turn. The priority channel's buffers leave
+     * first, as a priority packet sent on its own always left before the data channel's held GSO
+     * run: a stream's first packet takes the priority channel only when nothing of its stream is
+     * in flight, so the frames after it, on the data channel, must not arrive before it.
+     */
     void flushAll() {
-        while (open > 0) {
-            Slot s = slots[open - 1];
-            leave(s);
-            release(s);
+        for (int i = 0; i < open; i++) {
+            if (slots[i].priority) {
+                leave(slots[i]);
+            }
         }
+        for (int i = 0; i < open; i++) {
+            leave(slots[i]);
+            slots[i].to = null;
+        }
+        open = 0;
     }
 
     /** Frames held now, over all peers; for tests. */
@@ -133,13 +143,12 @@ final class Coalescer {
         return null;
     }
 
-    /** An empty slot for {@code to}: a free one, else the next in turn leaves first. */
+    /** An empty slot for {@code to}: a free one, else the oldest open one leaves first. */
     private Slot take(WireAddress to, boolean priority) {
         if (open == SLOTS) {
-            Slot victim = slots[nextVictim];
-            nextVictim = (nextVictim + 1) % SLOTS;
-            leave(victim);
-            release(victim);
+            Slot oldest = slots[0];
+            leave(oldest);
+            release(oldest);
         }
         Slot s = slots[open];
         if (s == null) {
@@ -152,14 +161,14 @@ final class Coalescer {
         return s;
     }
 
-    /** Puts an emptied slot back among the free ones (order of the open ones does not matter). */
+    /** Puts an emptied slot back among the free ones; the open ones keep the order they were opened in. */
     private void release(Slot s) {
         int i = 0;
         while (slots[i] != s) {
             i++;
         }
+        System.arraycopy(slots, i + 1, slots, i, open - 1 - i);
         open--;
-        slots[i] = slots[open];
         slots[open] = s;
         s.to = null;
     }

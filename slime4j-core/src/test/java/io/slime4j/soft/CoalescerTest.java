@@ -157,6 +157,21 @@ class CoalescerTest {
     }
 
     @Test
+    void atTheEndOfTheTurnThePriorityChannelLeavesFirstWhateverWasOpenedFirst() {
+        coalescer.append(peerA, true, "first", frame(64, 3), 64, null, 0, 0); // a stream's first packet
+        append(peerA, "a1", 64, 1); // the packets after it, on the data channel
+        append(peerB, "b1", 64, 2);
+        append(peerA, "a2", 64, 4);
+        coalescer.append(peerB, true, "ack", frame(64, 5), 64, null, 0, 0); // opened last
+
+        coalescer.flushAll();
+
+        assertThat(sent).hasSize(4);
+        assertThat(sent).extracting(Datagram::priority).containsExactly(true, true, false, false);
+        assertThat(sent.get(2).to()).as("then the data channels in the order they were opened").isEqualTo(peerA);
+    }
+
+    @Test
     void aPayloadFromRegisteredMemoryIsCopiedBehindItsHeader() {
         MemorySegment header = frame(64, 1);
         MemorySegment region = arena.allocate(100);
