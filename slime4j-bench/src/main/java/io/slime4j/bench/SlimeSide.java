@@ -10,13 +10,19 @@ import io.slime4j.shm.SharedMemory;
 import io.slime4j.shm.ShmConfig;
 import io.slime4j.shm.ShmDevice;
 import io.slime4j.soft.SoftConfig;
+import io.slime4j.soft.SoftCounter;
+import io.slime4j.soft.SoftCounters;
 import io.slime4j.soft.SoftDevice;
+import io.slime4j.verbs.Counter;
+import io.slime4j.verbs.Counters;
 import io.slime4j.verbs.VerbsDevice;
 import io.slime4j.wire.udp.UdpWire;
 
 import java.time.Duration;
 import java.lang.foreign.Arena;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * slime4j as a user runs it: an {@link RdmaEndpoint} over a {@link SoftDevice} on the UDP wire,
@@ -36,6 +42,8 @@ final class SlimeSide extends Side {
     private VerbsDevice device;
     private Arena arena;
     private RdmaEndpoint ep;
+    /** Counter values at the last {@link #printCounters}. */
+    private final Map<String, Long> lastCounters = new HashMap<>();
 
     SlimeSide(CompareOptions options, Link link, boolean isA, boolean shm, boolean busyPoll) {
         super(options, link, isA);
@@ -114,6 +122,37 @@ final class SlimeSide extends Side {
                 }
             }
         }
+        printCounters("rate " + size + (imm ? " imm" : "") + (isA ? " receiver" : " sender"));
+    }
+
+
+    /**
+     * The engine's counters over the last rate run (packets against datagrams, ACKs, recovery),
+     * one line on stderr, which the harness shows: what a profile of the rate rows counts per message.
+     */
+    private void printCounters(String label) {
+        if (shm || device == null) {
+            return;
+        }
+        Counters hw = device.counters();
+        SoftCounters soft = SoftCounters.of(device);
+        StringBuilder b = new StringBuilder("engine counters, " + label + ":");
+        delta(b, "packets_sent", hw.get(Counter.PACKETS_SENT));
+        delta(b, "packets_received", hw.get(Counter.PACKETS_RECEIVED));
+        delta(b, "datagrams_sent", soft.get(SoftCounter.DATAGRAMS_SENT));
+        delta(b, "coalesced_packets_sent", soft.get(SoftCounter.COALESCED_PACKETS_SENT));
+        delta(b, "bundles_received", soft.get(SoftCounter.BUNDLES_RECEIVED));
+        delta(b, "acks_sent", soft.get(SoftCounter.ACKS_SENT));
+        delta(b, "rnr_naks_sent", hw.get(Counter.RNR_NAKS_SENT));
+        delta(b, "retransmits", hw.get(Counter.RETRANSMITS));
+        delta(b, "out_of_order", soft.get(SoftCounter.OUT_OF_ORDER));
+        delta(b, "duplicates", hw.get(Counter.DUPLICATES));
+        System.err.println(b);
+    }
+
+    private void delta(StringBuilder b, String name, long value) {
+        b.append(' ').append(name).append('=').append(value - lastCounters.getOrDefault(name, 0L));
+        lastCounters.put(name, value);
     }
 
     @Override

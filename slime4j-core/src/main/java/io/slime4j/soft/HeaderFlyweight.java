@@ -79,6 +79,12 @@ class HeaderFlyweight {
     /** Explicit ACK or NAK: no PSN of its own. */
     static final int TYPE_ACK = 7;
     static final int TYPE_MAX = TYPE_ACK;
+    /**
+     * Not a packet but a bundle of coalesced packets (frames), each with its own header
+     * ({@link Coalescer}, {@link BundleSplitter}); above {@link #TYPE_MAX}, so a bundle inside a
+     * bundle is not well formed.
+     */
+    static final int TYPE_BUNDLE = 8;
 
     /** First packet of a message. */
     static final int F_FIRST = 1;

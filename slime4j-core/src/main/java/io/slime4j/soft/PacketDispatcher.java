@@ -16,7 +16,9 @@ import java.lang.foreign.MemorySegment;
  * split datagrams where an in-order RDMA write's payload goes, so that it lands at its target
  * straight from the socket: a datagram is placed only if it passes the same form and routing
  * checks as a whole one ({@link #route}) and the responder's write check; anything else is
- * declined and then arrives whole, to be handled (and counted) as usual. Agent thread only.
+ * declined and then arrives whole, to be handled (and counted) as usual. A bundle of coalesced
+ * packets (never placed: it is not a WRITE) is split by the {@link BundleSplitter} and each of
+ * its frames takes the same path as a datagram of its own. Agent thread only.
  */
 final class PacketDispatcher implements PlacingPacketHandler {
     private final SoftQueuePair[] byQpn;
@@ -26,9 +28,13 @@ final class PacketDispatcher implements PlacingPacketHandler {
     private final AckFrame rxAck = new AckFrame();
     private long now;
 
-    PacketDispatcher(SoftQueuePair[] byQpn, CounterSet deviceCounters) {
+    private final BundleSplitter splitter;
+    private final BundleSplitter.FrameHandler frameHandler = (frame, length, from) -> dispatch(frame, length, from, false);
+
+    PacketDispatcher(SoftQueuePair[] byQpn, CounterSet deviceCounters, int maxPacketSize) {
         this.byQpn = byQpn;
         this.counters = deviceCounters;
+        this.splitter = new BundleSplitter(maxPacketSize, deviceCounters);
     }
 
     /** The duty cycle's time, given to the queue pairs with each packet. */
@@ -126,6 +132,10 @@ final class PacketDispatcher implements PlacingPacketHandler {
 
     @Override
     public void onPacket(MemorySegment packet, int length, WireAddress from) {
+        if (BundleSplitter.isBundle(packet, length)) {
+            splitter.split(packet, length, from, frameHandler); // each frame as the packet it is
+            return;
+        }
         dispatch(packet, length, from, false);
     }
 

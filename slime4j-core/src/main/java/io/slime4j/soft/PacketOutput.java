@@ -9,19 +9,28 @@ import java.lang.foreign.MemorySegment;
 /**
  * The send path of a {@link SoftDevice}: one transmit buffer, read as a request, an ACK or a
  * response through typed frames over the same bytes, and the port's send, counted per queue
- * pair. A packet is built in the buffer and sent at once, so one buffer serves the whole device.
- * Agent thread only.
+ * pair. A packet is built in the buffer and then either sent at once or, when it is small
+ * enough, copied into the {@link Coalescer} to leave with the other small packets for the same
+ * peer at the end of the agent's turn ({@link #flush()}); so one buffer serves the whole device.
+ * A packet that is not coalesced first lets out what is held for its peer and channel, so that
+ * each channel to a peer keeps the order the engine sent in. Agent thread only.
  */
-final class PacketOutput {
+final class PacketOutput implements Coalescer.Sink {
     private final WirePort port;
+    private final CounterSet deviceCounters;
+    /** Null when coalescing is off ({@link SoftConfig#coalesceLimit()} 0). */
+    private final Coalescer coalescer;
     private final HeaderFlyweight header = new HeaderFlyweight();
     private final DataFrame data = new DataFrame();
     private final AckFrame ack = new AckFrame();
     private final ResponseFrame response = new ResponseFrame();
     private final boolean gathers;
 
-    PacketOutput(WirePort port) {
+    PacketOutput(WirePort port, CounterSet deviceCounters, int coalesceLimit) {
         this.port = port;
+        this.deviceCounters = deviceCounters;
+        int bundle = Math.min(port.pathPacketSize(), port.maxPacketSize());
+        this.coalescer = coalesceLimit > 0 ? new Coalescer(this, bundle, coalesceLimit) : null;
         MemorySegment buffer = Arena.ofAuto().allocate(port.maxPacketSize(), 64);
         header.wrap(buffer);
         data.wrap(buffer);
@@ -55,9 +64,16 @@ final class PacketOutput {
         return gathers;
     }
 
-    /** Sends the packet built in the transmit buffer to {@code qp}'s peer. */
+    /** Sends the packet built in the transmit buffer to {@code qp}'s peer (or queues it to coalesce). */
     void send(SoftQueuePair qp, int length, boolean priority) {
-        count(qp, port.send(qp.peerAddress(), header.segment(), length, priority), length);
+        if (coalescer != null) {
+            if (coalescer.accepts(length)) {
+                coalescer.append(qp.peerAddress(), priority, qp, header.segment(), length, null, 0, 0);
+                return;
+            }
+            coalescer.flush(qp.peerAddress(), priority);
+        }
+        count(qp, countDatagram(port.send(qp.peerAddress(), header.segment(), length, priority)), length);
     }
 
     /**
@@ -67,8 +83,47 @@ final class PacketOutput {
      */
     void send(SoftQueuePair qp, int headerLength, MemorySegment payload, long payloadOffset, int payloadLength,
               boolean priority) {
-        count(qp, port.send(qp.peerAddress(), header.segment(), headerLength, payload, payloadOffset, payloadLength,
-                priority), headerLength + payloadLength);
+        if (coalescer != null) {
+            if (coalescer.accepts(headerLength + payloadLength)) {
+                coalescer.append(qp.peerAddress(), priority, qp, header.segment(), headerLength, payload,
+                        payloadOffset, payloadLength);
+                return;
+            }
+            coalescer.flush(qp.peerAddress(), priority);
+        }
+        count(qp, countDatagram(port.send(qp.peerAddress(), header.segment(), headerLength, payload, payloadOffset,
+                payloadLength, priority)), headerLength + payloadLength);
+    }
+
+    /**
+     * The end of the agent's turn: every coalesced packet leaves now (before the port's own
+     * {@link WirePort#flush()}), so none waits for company past the turn it was sent in.
+     */
+    void flush() {
+        if (coalescer != null) {
+            coalescer.flushAll();
+        }
+    }
+
+    @Override
+    public boolean sendDatagram(io.slime4j.wire.WireAddress to, MemorySegment datagram, int length,
+                                boolean priority) {
+        return countDatagram(port.send(to, datagram, length, priority));
+    }
+
+    @Override
+    public void frameSent(Object tag, int length, boolean sent, boolean bundled) {
+        count((SoftQueuePair) tag, sent, length);
+        if (sent && bundled) {
+            deviceCounters.increment(SoftCounter.COALESCED_PACKETS_SENT);
+        }
+    }
+
+    private boolean countDatagram(boolean sent) {
+        if (sent) {
+            deviceCounters.increment(SoftCounter.DATAGRAMS_SENT);
+        }
+        return sent;
     }
 
     private static void count(SoftQueuePair qp, boolean sent, int length) {

@@ -23,9 +23,13 @@ import java.time.Duration;
  *                          latency, burns a core: not for 2-core machines with two processes)
  * @param maxIdlePark       longest park of an idle, backing-off progress agent
  * @param timerTick         resolution of the retransmit timer wheel
+ * @param coalesceLimit     packets up to this size (header included) for the same peer leave
+ *                          together in one datagram at the end of the agent's turn, up to the
+ *                          path's datagram size; 0 sends every packet on its own
  */
 public record SoftConfig(String name, int sendWindow, Duration ackDelay, int ackEvery, int tinyMessageSize,
-                         int initialCongestionWindow, boolean busySpin, Duration maxIdlePark, Duration timerTick) {
+                         int initialCongestionWindow, boolean busySpin, Duration maxIdlePark, Duration timerTick,
+                         int coalesceLimit) {
 
     public SoftConfig {
         if (name == null) {
@@ -42,6 +46,9 @@ public record SoftConfig(String name, int sendWindow, Duration ackDelay, int ack
         }
         if (tinyMessageSize < 0 || tinyMessageSize > 65_000) {
             throw new IllegalArgumentException("tinyMessageSize must be in 0..65000, was " + tinyMessageSize);
+        }
+        if (coalesceLimit < 0 || coalesceLimit > 65_000) {
+            throw new IllegalArgumentException("coalesceLimit must be in 0..65000, was " + coalesceLimit);
         }
         if (initialCongestionWindow < 2 || initialCongestionWindow > sendWindow) {
             throw new IllegalArgumentException("initialCongestionWindow must be in 2..sendWindow, was "
@@ -76,6 +83,7 @@ public record SoftConfig(String name, int sendWindow, Duration ackDelay, int ack
         private boolean busySpin = false;
         private Duration maxIdlePark = Duration.ofNanos(50_000);
         private Duration timerTick = Duration.ofNanos(100_000);
+        private int coalesceLimit = 2048;
 
         public Builder name(String v) { name = v; return this; }
         public Builder sendWindow(int v) { sendWindow = v; return this; }
@@ -86,10 +94,11 @@ public record SoftConfig(String name, int sendWindow, Duration ackDelay, int ack
         public Builder busySpin(boolean v) { busySpin = v; return this; }
         public Builder maxIdlePark(Duration v) { maxIdlePark = v; return this; }
         public Builder timerTick(Duration v) { timerTick = v; return this; }
+        public Builder coalesceLimit(int v) { coalesceLimit = v; return this; }
 
         public SoftConfig build() {
             return new SoftConfig(name, sendWindow, ackDelay, ackEvery, tinyMessageSize, initialCongestionWindow,
-                    busySpin, maxIdlePark, timerTick);
+                    busySpin, maxIdlePark, timerTick, coalesceLimit);
         }
     }
 }

@@ -17,7 +17,11 @@ public enum SoftCounter {
     UNKNOWN_SOURCE(13, "Packets dropped: source is not the connected peer"),
     ACKS_SENT(14, "Explicit ACK packets sent"),
     ACKS_RECEIVED(15, "ACK or NAK information processed"),
-    SEND_DROPS(23, "Packets the wire could not send (buffer full)");
+    SEND_DROPS(23, "Packets the wire could not send (buffer full)"),
+    DATAGRAMS_SENT(26, "Datagrams handed to the wire (a bundle of coalesced packets counts once)"),
+    COALESCED_PACKETS_SENT(27, "Packets that left coalesced with others in one bundle datagram"),
+    BUNDLES_RECEIVED(28, "Bundle datagrams received (each split into its packets)"),
+    BAD_BUNDLES(29, "Bundles cut short: a frame length below a header or past the datagram, or a wrong frame count");
 
     private final int id;
     private final String label;

@@ -52,7 +52,7 @@ public final class SoftDevice implements VerbsDevice {
             (t, now) -> ((SendSegment) t).owner.onTimeout((SendSegment) t, now);
     private volatile SoftQueuePair[] queuePairs = new SoftQueuePair[0];
     private final SoftQueuePair[] byQpn = new SoftQueuePair[MAX_QPS + 1];
-    private final PacketDispatcher dispatcher = new PacketDispatcher(byQpn, counters);
+    private final PacketDispatcher dispatcher;
     private int nextQpn = 1;
     private final JmxCounters jmx;
     private volatile boolean closed;
@@ -68,7 +68,8 @@ public final class SoftDevice implements VerbsDevice {
         this.name = config.name().isEmpty() ? "soft-" + NAMES.incrementAndGet() : config.name();
         long tick = config.timerTick().toNanos();
         this.timers = new TimerWheel(tick, 4096, System.nanoTime());
-        this.output = new PacketOutput(port);
+        this.output = new PacketOutput(port, counters, config.coalesceLimit());
+        this.dispatcher = new PacketDispatcher(byQpn, counters, port.maxPacketSize());
         this.agent = group != null ? group.agent() : new ProgressAgent(name, config.busySpin(), config.maxIdlePark());
         port.onReceivable(agent::wakeup);
         this.duty = new DutyCycle(this::doWork, agent.busySpin(), e -> { // as the agent does with its own
@@ -362,6 +363,7 @@ public final class SoftDevice implements VerbsDevice {
         for (SoftQueuePair qp : queuePairs) {
             work += qp.doWork(nowNanos);
         }
+        output.flush(); // coalesced packets leave at the end of the turn that sent them
         port.flush(); // the burst's held datagrams leave now (UDP GSO)
         return work;
     }

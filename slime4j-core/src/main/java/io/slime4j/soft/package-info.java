@@ -11,7 +11,8 @@
  * (SACK, RACK, tail-loss probe, RTO), {@code RttEstimator}, {@code CongestionControl} (AIMD),
  * {@code InboundStream}, {@code ReorderBuffer}, {@code AckScheduler}. The wire format is
  * {@code HeaderFlyweight}, read through the typed frames {@code DataFrame}, {@code AckFrame} and
- * {@code ResponseFrame}. Protocol counters: {@link io.slime4j.soft.SoftCounter}.
+ * {@code ResponseFrame}. Small packets for one peer leave together in one datagram per duty cycle
+ * ({@code Coalescer}) and are split on arrival ({@code BundleSplitter}). Protocol counters: {@link io.slime4j.soft.SoftCounter}.
  *
  * <p>Threading: one {@code ProgressAgent} thread per device (or per {@link io.slime4j.soft.ProgressGroup},
  * shared by its devices) owns all protocol state; posting

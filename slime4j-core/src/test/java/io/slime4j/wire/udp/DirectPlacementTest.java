@@ -2,6 +2,7 @@ package io.slime4j.wire.udp;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.slime4j.soft.SoftConfig;
 import io.slime4j.verbs.Counter;
 import io.slime4j.verbs.MemoryRegion;
 import io.slime4j.verbs.Opcode;
@@ -53,9 +54,11 @@ class DirectPlacementTest {
     void tinyPacketsThatTakeThePriorityChannelNeverLetAPredictionOverwriteFinalData() throws Exception {
         // 256-byte packets fit the tiny-message size, so the oldest one in flight goes on the priority
         // channel and is executed before the data channel is read: a prediction made earlier must
-        // not be used then (it would put the next packet's bytes over final ones)
+        // not be used then (it would put the next packet's bytes over final ones). Coalescing is off:
+        // it would bundle these small packets, and a bundle is never placed
         QpConfig qp = QpConfig.builder().mtu(QpConfig.MIN_MTU).build();
-        try (UdpDevicePair p = new UdpDevicePair(UdpConfig.builder().backend(UdpConfig.Backend.NATIVE).build(), qp)) {
+        UdpConfig udp = UdpConfig.builder().backend(UdpConfig.Backend.NATIVE).build();
+        try (UdpDevicePair p = new UdpDevicePair(udp, udp, SoftConfig.builder().coalesceLimit(0), qp)) {
             long total = 4 * MIB;
             MemoryRegion src = p.region(p.pdA, total);
             MemoryRegion dst = p.region(p.pdB, total);
