@@ -205,7 +205,8 @@ public final class RdmaEndpoint implements AutoCloseable {
     public EndpointInfo info() {
         Transport t = transport;
         return new EndpointInfo(name, t.device.address(), config.messageSlots(), config.immWindow(),
-                t.ioInfo(), t.meta.localInfo(), t.data.localInfo(), regions.describe(), t.railAddresses());
+                t.ioInfo(), t.meta.localInfo(), t.data.localInfo(), regions.describe(), t.railAddresses(),
+                config.eagerThreshold());
     }
 
     /**
@@ -230,6 +231,7 @@ public final class RdmaEndpoint implements AutoCloseable {
                 throw e;
             }
             imm.connected(peer);
+            messages.eager().connected(peer);
             lifecycle.markConnected();
             Lifecycle.log().debug("endpoint {} connected to {} at {}", name, peer.name(), peer.address());
         }
@@ -375,6 +377,7 @@ public final class RdmaEndpoint implements AutoCloseable {
     // ------------------------------------------------------------------ package-private, for tests
 
     Stats stats() { return stats; }
+    MessagePath messages() { return messages; }
     SlotPool ioPool() { return ioPool; }
     SlotPool sendPool() { return messages.sendPool(); }
     SlotPool recvPool() { return messages.recvPool(); }
