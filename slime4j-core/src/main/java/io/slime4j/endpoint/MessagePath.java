@@ -51,7 +51,6 @@ final class MessagePath {
     private final SlotReleaser releaser;
     private final Anomalies anomalies;
     private final Stats stats;
-    private final ImmRecvPath imm;
     private final SlotPool sendPool;
     private final SlotPool recvPool;
     private final Ordering ordering;
@@ -78,15 +77,14 @@ final class MessagePath {
     private final WorkRequest[] sendWrs;
     private final WorkRequest[] recvWrs;
 
-    /** Takes the lane-recovery messages of the meta window. */
-    private final LaneRecovery lanes;
+    /** Dispatches the meta window's arrivals (metas, cancel notices, credits, lane messages). */
+    private final MetaWindow metaWindow;
     /** Tells the peer about cancelled recvs; a recv hands it its posted meta. */
     private final CancelNotices notices;
 
     MessagePath(Lifecycle lifecycle, EndpointConfig config, Regions regions, Router router, Transport transport,
                 OpTracker tracker, EndpointHooks hooks, BackPressure backPressure, SlotReleaser releaser,
                 Anomalies anomalies, Stats stats, ImmRecvPath imm, Ordering ordering, LaneRecovery lanes) {
-        this.lanes = lanes;
         this.lifecycle = lifecycle;
         this.name = lifecycle.name();
         this.regions = regions;
@@ -98,7 +96,6 @@ final class MessagePath {
         this.releaser = releaser;
         this.anomalies = anomalies;
         this.stats = stats;
-        this.imm = imm;
         this.ordering = ordering;
         int n = config.messageSlots();
         this.sendPool = new SlotPool(name + " send", n, 1, 0);
@@ -110,6 +107,7 @@ final class MessagePath {
             recvWrs[i] = new WorkRequest();
         }
         this.notices = new CancelNotices(lifecycle, transport, recvPool, releaser, anomalies);
+        this.metaWindow = new MetaWindow(transport, hooks, anomalies, imm, lanes, this);
         this.eager = new EagerPath(lifecycle, config, transport, router, sendPool, recvPool, releaser, anomalies, stats,
                 backPressure);
     }
@@ -333,48 +331,9 @@ final class MessagePath {
         }
     }
 
-    /** Dispatch thread: a meta-window receive completed (a peer meta or a credit return). */
+    /** Dispatch thread: a meta-window receive completed ({@link MetaWindow}). */
     void onMetaWindow(WorkCompletion wc) {
-        RecvWindow w = transport.metaWindow;
-        int entry = WrIds.slot(wc.wrId());
-        w.consumed();
-        if (!wc.isSuccess()) {
-            return; // flushed: closing
-        }
-        int type = Wire32.metaType(wc.immediate());
-        Wire32.Meta meta = type == Wire32.META_TYPE || type == Wire32.CANCEL_TYPE
-                ? Wire32.readMeta(w.entry(entry)) : null; // copy before re-post
-        Wire32.Lane lane = type == Wire32.LANE_RESET_TYPE || type == Wire32.LANE_READY_TYPE
-                ? Wire32.readLane(w.entry(entry)) : null;
-        boolean repostFirst = hooks.repostBeforeRelease();
-        if (repostFirst) {
-            w.post(entry);
-        }
-        try {
-            if (!wc.hasImmediate() || type < Wire32.META_TYPE || type > Wire32.EAGER_CREDIT_TYPE) {
-                anomalies.protocolError("meta queue pair received a message of unknown type: " + wc);
-            } else if (type == Wire32.LANE_RESET_TYPE || type == Wire32.LANE_READY_TYPE) {
-                if (lane == null) {
-                    anomalies.protocolError("lane message with a bad magic: " + wc);
-                } else {
-                    lanes.onMessage(type, Wire32.metaValue(wc.immediate()), lane, System.nanoTime());
-                }
-            } else if (type == Wire32.CREDIT_TYPE) {
-                imm.creditsReturned(Wire32.metaValue(wc.immediate()));
-            } else if (type == Wire32.EAGER_CREDIT_TYPE) {
-                eager.creditsReturned(Wire32.metaValue(wc.immediate()));
-            } else if (meta == null) {
-                anomalies.protocolError("meta message with a bad magic: " + wc);
-            } else if (type == Wire32.CANCEL_TYPE) {
-                cancelQueuedMeta(meta.token());
-            } else {
-                offerMeta(meta);
-            }
-        } finally {
-            if (!repostFirst) {
-                w.post(entry);
-            }
-        }
+        metaWindow.onCompletion(wc);
     }
 
     /**
@@ -382,7 +341,7 @@ final class MessagePath {
      * a send, the send it is matched with fails (REM_ABORT_ERR) and writes nothing. If it was matched
      * already, its data is on the way and the notice changes nothing.
      */
-    private void cancelQueuedMeta(int token) {
+    void cancelQueuedMeta(int token) {
         stats.cancelNoticesReceived.increment();
         lock.lock();
         try {
@@ -397,7 +356,7 @@ final class MessagePath {
         }
     }
 
-    private void offerMeta(Wire32.Meta meta) {
+    void offerMeta(Wire32.Meta meta) {
         Slot slot;
         lock.lock();
         try {
