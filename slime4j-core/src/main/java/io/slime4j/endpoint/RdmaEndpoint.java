@@ -389,7 +389,6 @@ public final class RdmaEndpoint implements AutoCloseable {
     // ------------------------------------------------------------------ package-private, for tests
 
     Stats stats() { return stats; }
-    MessagePath messages() { return messages; }
     SlotPool ioPool() { return ioPool; }
     SlotPool sendPool() { return messages.sendPool(); }
     SlotPool recvPool() { return messages.recvPool(); }
