@@ -71,7 +71,7 @@ final class SlimeSide extends Side {
         arena = Arena.ofShared();
         // loopback never fragments a datagram: a 60 KiB MTU, as `slime4j perf` picks there (the IB-like
         // default of 4 KiB is for paths with 1500-byte links)
-        ep = RdmaEndpoint.open(device, EndpointConfig.builder()
+        ep = RdmaEndpoint.open(device, EndpointConfig.fromEnvironment().toBuilder() // e.g. SLIME4J_ENDPOINT_EAGER_THRESHOLD=0
                 .qpTemplate(io.slime4j.verbs.QpConfig.defaults().toBuilder().mtu(60 << 10).build()).build());
         ep.register("src", shm ? SharedMemory.allocate(region, arena) : arena.allocate(region, 4096));
         ep.register("dst", shm ? SharedMemory.allocate(region, arena) : arena.allocate(region, 4096));

@@ -302,6 +302,8 @@ final class Dispatcher implements Runnable, RailDrain {
                 case WrIds.META_SEND -> messageCompletions.onMetaSent(wc);
                 case WrIds.CREDIT_SEND -> imm.onCreditSent(wc);
                 case WrIds.CANCEL_SEND -> cancels.onSent(wc);
+                case WrIds.EAGER_CREDIT_SEND -> messages.eager().onCreditSent(wc);
+                case WrIds.NOTICE_SEND -> messages.eager().onNoticeSent(wc);
                 case WrIds.KEEPALIVE -> keepalive.onCompletion(wc.status(), wc.qpn());
                 case WrIds.LANE_SEND -> { } // a lane message went out; a failure failed the endpoint above
                 case WrIds.META_WINDOW -> messages.onMetaWindow(wc);

@@ -66,6 +66,14 @@ import org.slf4j.LoggerFactory;
  *                           defaults, rather than 14.8 s). The trade-off: a live peer silent for
  *                           {@code keepalive} plus this long (a long GC pause, a process starved on
  *                           an overloaded host) is taken for dead, for good; hence off by default
+ * @param eagerThreshold     eager messages (default {@value #DEFAULT_EAGER_THRESHOLD} bytes; 0 turns
+ *                           them off; at most {@value #MAX_EAGER_THRESHOLD}): a {@code send} of at most
+ *                           this many bytes goes in one trip into a receive buffer the peer pre-posted
+ *                           and is copied into the matching recv's buffer (or held until that recv is
+ *                           posted); longer sends are rendezvous. A recv of at most this many bytes
+ *                           sends no meta message. Both sides use the smaller of their two values.
+ *                           Costs {@code (messageSlots + min(messageSlots, 32)) * eagerThreshold} bytes
+ *                           of registered bounce buffers per endpoint (768 KiB by default)
  * <p>Values from system properties and environment variables are clamped into their range, with a
  * warning in the log; values given in code must be in range or the build throws.
  */
@@ -77,7 +85,23 @@ public record EndpointConfig(String name, int qps, int ioSlots, int requestsPerS
                              // selective signaling (issue 6)
                              int signalEvery,
                              // liveness (issue 15, item 2)
-                             Duration keepalive, Duration keepaliveDeadline) {
+                             Duration keepalive, Duration keepaliveDeadline,
+                             // eager messages (issue 19, item 4)
+                             int eagerThreshold) {
+
+    /** Default of {@link #eagerThreshold()}: 8 KiB, as UCX's eager limit (rxm uses 16 KiB). */
+    public static final int DEFAULT_EAGER_THRESHOLD = 8 << 10;
+
+    /** The largest {@link #eagerThreshold()}: every data-window receive has a bounce buffer this long. */
+    public static final int MAX_EAGER_THRESHOLD = 64 << 10;
+
+    /**
+     * Eager credits an endpoint with {@code messageSlots} gives its peer: the data-window receives it
+     * adds for eager messages (and notices) beyond the rendezvous ones, at most 32.
+     */
+    static int eagerWindow(int messageSlots) {
+        return Math.min(messageSlots, 32);
+    }
 
     /** Default of {@link #signalEvery()}, chosen by measurement (docs/PERFORMANCE.md, "Selective signaling"). */
     public static final int DEFAULT_SIGNAL_EVERY = 16;
@@ -133,6 +157,7 @@ public record EndpointConfig(String name, int qps, int ioSlots, int requestsPerS
             throw new IllegalArgumentException("keepaliveDeadline (" + keepaliveDeadline
                     + ") is the keepalive probe's deadline and needs keepalive on, but keepalive is zero (off)");
         }
+        range("eagerThreshold", eagerThreshold, 0, MAX_EAGER_THRESHOLD);
         // the ranges above keep completionQueueCapacity(...) below 2^24 (at most about 12.7 million)
     }
 
@@ -227,7 +252,8 @@ public record EndpointConfig(String name, int qps, int ioSlots, int requestsPerS
                 .sendQueueDepth(sendQueueDepth).slotTimeout(slotTimeout).pollTimeout(pollTimeout)
                 .qpTemplate(qpTemplate).completionExecutor(completionExecutor)
                 .selector(selector).stripeMinBytes(stripeMinBytes)
-                .signalEvery(signalEvery).keepalive(keepalive).keepaliveDeadline(keepaliveDeadline);
+                .signalEvery(signalEvery).keepalive(keepalive).keepaliveDeadline(keepaliveDeadline)
+                .eagerThreshold(eagerThreshold);
     }
 
     /** Builds an {@link EndpointConfig}; defaults in the field initialisers. */
@@ -251,6 +277,8 @@ public record EndpointConfig(String name, int qps, int ioSlots, int requestsPerS
         // liveness (issue 15, item 2)
         private Duration keepalive = Duration.ofMillis(DEFAULT_KEEPALIVE_MILLIS);
         private Duration keepaliveDeadline = Duration.ZERO;
+        // eager messages (issue 19, item 4)
+        private int eagerThreshold = DEFAULT_EAGER_THRESHOLD;
 
         /** Sets {@link EndpointConfig#name()}. */
         public Builder name(String v) { name = v; return this; }
@@ -278,6 +306,8 @@ public record EndpointConfig(String name, int qps, int ioSlots, int requestsPerS
         public Builder completionExecutor(Executor v) { completionExecutor = v; return this; }
         /** Sets {@link EndpointConfig#signalEvery()}. */
         public Builder signalEvery(int v) { signalEvery = v; return this; }
+        /** Sets {@link EndpointConfig#eagerThreshold()}; 0 turns eager messages off. */
+        public Builder eagerThreshold(int v) { eagerThreshold = v; return this; }
         /** Sets {@link EndpointConfig#keepalive()}; {@link Duration#ZERO} turns it off. */
         public Builder keepalive(Duration v) { keepalive = v; return this; }
         /** Sets {@link EndpointConfig#keepaliveDeadline()}; {@link Duration#ZERO} (the default) turns it off. */
@@ -327,6 +357,9 @@ public record EndpointConfig(String name, int qps, int ioSlots, int requestsPerS
             }
             if ((v = get.apply("keepalive")) != null) keepalive = duration("keepalive", v);
             if ((v = get.apply("keepaliveDeadline")) != null) keepaliveDeadline = duration("keepaliveDeadline", v);
+            if ((v = get.apply("eagerThreshold")) != null) {
+                eagerThreshold = clamp("eagerThreshold", parse("eagerThreshold", v), 0, MAX_EAGER_THRESHOLD);
+            }
             return this;
         }
 
@@ -361,7 +394,7 @@ public record EndpointConfig(String name, int qps, int ioSlots, int requestsPerS
             return new EndpointConfig(name, qps, ioSlots, requestsPerSlot, maxRequestBytes, messageSlots, immWindow,
                     sendQueueDepth, slotTimeout, pollTimeout, qpTemplate, completionExecutor,
                     selector, stripeMinBytes,
-                    signalEvery, keepalive, keepaliveDeadline);
+                    signalEvery, keepalive, keepaliveDeadline, eagerThreshold);
         }
     }
 
@@ -374,7 +407,7 @@ public record EndpointConfig(String name, int qps, int ioSlots, int requestsPerS
         Map<String, String> m = new java.util.LinkedHashMap<>();
         for (String key : new String[] {"name", "qps", "ioSlots", "requestsPerSlot", "maxRequestBytes", "messageSlots",
                 "immWindow", "sendQueueDepth", "slotTimeout", "pollTimeout", "selector", "stripeMinBytes", "signalEvery",
-                "keepalive", "keepaliveDeadline"}) {
+                "keepalive", "keepaliveDeadline", "eagerThreshold"}) {
             m.put("slime4j.endpoint." + key, "SLIME4J_ENDPOINT_" + key.replaceAll("([A-Z])", "_$1").toUpperCase());
         }
         return java.util.Collections.unmodifiableMap(m);

@@ -47,6 +47,7 @@ final class EndpointFailure {
             sq.wakeCreditWaiters();
         }
         imm.wakeWaiters();
+        messages.eager().credits().wake();
         if (!lifecycle.isClosing()) {
             transport.flush();
         }

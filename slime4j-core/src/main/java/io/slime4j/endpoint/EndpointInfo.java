@@ -21,7 +21,8 @@ import java.util.Map;
  * }</pre>
  *
  * <p>A multi-rail endpoint adds {@code "rails":["udp:10.0.0.1:7000","udp:10.0.1.1:7000"]} and, per
- * region, {@code "railKeys":[...]} (the remote keys on rails 1..n-1).
+ * region, {@code "railKeys":[...]} (the remote keys on rails 1..n-1). An endpoint with eager messages
+ * adds {@code "eagerThreshold":8192}.
  *
  * <p>64-bit values (addresses, keys, tokens) are JSON integers, exact here (read and written by
  * jackson-jr) and in Python; JavaScript's {@code JSON.parse} would round them. JSON without a
@@ -38,9 +39,13 @@ import java.util.Map;
  * @param rails        the device address of each rail, rail 0 first (it is {@code address}); io
  *                     queue pair {@code i} lives on rail {@code i % rails.size()}, the message queue
  *                     pairs on rail 0. JSON written before rails existed has none: one rail
+ * @param eagerThreshold the endpoint's {@link EndpointConfig#eagerThreshold()} ({@code "eagerThreshold"},
+ *                     absent when 0): the two sides use the smaller value, so both agree which
+ *                     messages are eager
  */
 public record EndpointInfo(String name, String address, int messageSlots, int immWindow, List<QpInfo> ioQps,
-                           QpInfo metaQp, QpInfo dataQp, Map<String, RegionInfo> regions, List<String> rails) {
+                           QpInfo metaQp, QpInfo dataQp, Map<String, RegionInfo> regions, List<String> rails,
+                           int eagerThreshold) {
     /** The format version written and accepted. */
     public static final int VERSION = 1;
 
@@ -56,6 +61,10 @@ public record EndpointInfo(String name, String address, int messageSlots, int im
             throw new IllegalArgumentException("endpoint info needs positive messageSlots and immWindow, was "
                     + messageSlots + " and " + immWindow);
         }
+        if (eagerThreshold < 0 || eagerThreshold > EndpointConfig.MAX_EAGER_THRESHOLD) {
+            throw new IllegalArgumentException("endpoint info: eagerThreshold must be in 0.."
+                    + EndpointConfig.MAX_EAGER_THRESHOLD + ", was " + eagerThreshold);
+        }
         ioQps = List.copyOf(ioQps);
         regions = Collections.unmodifiableMap(new LinkedHashMap<>(regions));
         rails = rails == null || rails.isEmpty() ? List.of(address) : List.copyOf(rails);
@@ -69,6 +78,12 @@ public record EndpointInfo(String name, String address, int messageSlots, int im
                         + " rails, the endpoint has " + rails.size());
             }
         }
+    }
+
+    /** An endpoint without eager messages ({@code eagerThreshold} 0). */
+    public EndpointInfo(String name, String address, int messageSlots, int immWindow, List<QpInfo> ioQps,
+                        QpInfo metaQp, QpInfo dataQp, Map<String, RegionInfo> regions, List<String> rails) {
+        this(name, address, messageSlots, immWindow, ioQps, metaQp, dataQp, regions, rails, 0);
     }
 
     /** A one-rail endpoint. */
@@ -104,6 +119,9 @@ public record EndpointInfo(String name, String address, int messageSlots, int im
         o.put("regions", rs);
         if (rails.size() > 1) {
             o.put("rails", rails);
+        }
+        if (eagerThreshold > 0) {
+            o.put("eagerThreshold", eagerThreshold);
         }
         return Json.write(o);
     }
@@ -176,7 +194,8 @@ public record EndpointInfo(String name, String address, int messageSlots, int im
         }
         return new EndpointInfo(string(o, "name"), string(o, "address"), integer(o, "messageSlots"),
                 integer(o, "immWindow"), ioQps, qpInfo(o.get("metaQp"), "'metaQp'"),
-                qpInfo(o.get("dataQp"), "'dataQp'"), regions, rails);
+                qpInfo(o.get("dataQp"), "'dataQp'"), regions, rails,
+                o.containsKey("eagerThreshold") ? integer(o, "eagerThreshold") : 0);
     }
 
     private static QpInfo qpInfo(Object v, String what) {

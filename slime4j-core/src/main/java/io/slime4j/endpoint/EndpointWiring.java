@@ -78,14 +78,14 @@ final class EndpointWiring {
                 anomalies, stats, lanes);
         completions[0] = ioCompletions;
         this.ioCompletions = ioCompletions;
-        this.messages = new MessagePath(lifecycle, config.messageSlots(), regions, router, transport, tracker, hooks,
+        this.messages = new MessagePath(lifecycle, config, regions, router, transport, tracker, hooks,
                 backPressure, releaser, anomalies, stats, imm, ordering, lanes);
         int used = 0;
         while (used < rails.size() && transport.railInUse(used)) {
             used++;
         }
         MessageCompletions messageCompletions = new MessageCompletions(name, transport, hooks, messages.sendPool(),
-                messages.recvPool(), releaser, anomalies);
+                messages.recvPool(), releaser, anomalies, messages.eager());
         this.cancels = messages.cancelNotices();
         tracker.onRecvCancelled(() -> cancels.notifyCancelled()); // a recv cancelled through its own future
         EndpointFailure failure = new EndpointFailure(lifecycle, tracker, imm, messages, ioPool, sendQueues, transport);

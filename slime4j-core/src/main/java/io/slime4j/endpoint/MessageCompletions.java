@@ -7,7 +7,8 @@ import io.slime4j.verbs.WorkCompletion;
 /**
  * The message path's completions on the dispatch thread, apart from the meta window (which feeds
  * {@link MessagePath}'s matching): the peer's data — or its cancellation — arriving in a recv slot
- * through the data window (re-posted first, I5), and the completions of this endpoint's own meta
+ * through the data window (re-posted first, I5; eager messages are handed to {@link EagerPath}, which
+ * copies them out of their bounce buffer before the re-post), and the completions of this endpoint's own meta
  * SENDs (recv slots) and data writes (send slots). Each counts down its slot and fails its op when
  * the request failed or the peer said why not.
  */
@@ -19,9 +20,11 @@ final class MessageCompletions {
     private final SlotPool recvPool;
     private final SlotReleaser releaser;
     private final Anomalies anomalies;
+    private final EagerPath eager;
 
     MessageCompletions(String name, Transport transport, EndpointHooks hooks, SlotPool sendPool, SlotPool recvPool,
-                       SlotReleaser releaser, Anomalies anomalies) {
+                       SlotReleaser releaser, Anomalies anomalies, EagerPath eager) {
+        this.eager = eager;
         this.name = name;
         this.transport = transport;
         this.hooks = hooks;
@@ -40,6 +43,21 @@ final class MessageCompletions {
             return;
         }
         boolean repostFirst = hooks.repostBeforeRelease();
+        if (wc.hasImmediate() && Wire32.code(wc.immediate()) == Wire32.CODE_EAGER
+                && wc.opcode() == WcOpcode.RECV) {
+            Slot s = eager.take(wc, w.entry(entry)); // copies the payload out of the bounce buffer
+            if (repostFirst) {
+                w.post(entry);
+            }
+            try {
+                eager.finish(s, wc);
+            } finally {
+                if (!repostFirst) {
+                    w.post(entry);
+                }
+            }
+            return;
+        }
         if (repostFirst) {
             w.post(entry);
         }
@@ -73,6 +91,7 @@ final class MessageCompletions {
             anomalies.aliased(wc.wrId(), op);
             return;
         }
+        eager.forget(slot);
         switch (Wire32.code(value)) {
             case Wire32.CODE_DATA -> op.bytes(wc.byteLength());
             case Wire32.CODE_CANCELLED -> op.fail(WcStatus.REM_ABORT_ERR, "endpoint " + name

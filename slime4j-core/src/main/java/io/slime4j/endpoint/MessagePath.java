@@ -6,13 +6,17 @@ import io.slime4j.verbs.Opcode;
 import io.slime4j.verbs.WcStatus;
 import io.slime4j.verbs.WorkCompletion;
 import io.slime4j.verbs.WorkRequest;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.lang.foreign.MemorySegment;
+import java.util.HashMap;
 import java.util.List;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * Two-sided send/recv by rendezvous. {@code recv} leases a recv slot and SENDs a 32-byte meta
+ * Two-sided send/recv: eager up to the eager threshold ({@link EagerPath}), by rendezvous above it.
+ * Every send and every recv gets the next message sequence number of its side: the k-th send is
+ * message k and pairs with the k-th recv (the pair-ordering contract); metas carry it, and eager
+ * messages carry it in their immediate. The rendezvous: {@code recv} leases a recv slot and SENDs a 32-byte meta
  * message (address, key, length of its buffer, and a token naming the slot) on the meta queue pair.
  * At the sender, the dispatch thread copies each meta out of its meta-window receive and re-posts
  * it (I5); metas and {@code send} calls are matched in order — the k-th send gets the k-th meta
@@ -20,7 +24,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * receiver's buffer on the data queue pair, the token in the immediate; that consumes a receive of
  * the receiver's data window, whose dispatch ({@link MessageCompletions}) finds the recv slot from
  * the token, re-posts the receive, and completes the recv. This class holds the callers' side and
- * the matching; the meta window's dispatch feeds the matching.
+ * the matching; the meta window's dispatch feeds the matching. A recv no longer than the eager
+ * threshold sends no meta (only eager messages fit it); a send's meta that arrives for a message this
+ * side sent eagerly is dropped.
  *
  * <p>A recv slot expects two completions (its meta SEND, the data arrival); a send slot one (its
  * data request). A send longer than the matched receive writes nothing and both fail with
@@ -45,15 +51,20 @@ final class MessagePath {
     private final SlotReleaser releaser;
     private final Anomalies anomalies;
     private final Stats stats;
-    private final ImmRecvPath imm;
     private final SlotPool sendPool;
     private final SlotPool recvPool;
     private final Ordering ordering;
     /** The gate of the latest send: the next one leaves after it (guarded by {@link #lock}). */
     private OrderGate lastGate;
     private final ReentrantLock lock = new ReentrantLock();
-    private final ArrayDeque<Slot> waitingSends = new ArrayDeque<>();
-    private final ArrayDeque<Wire32.Meta> metas = new ArrayDeque<>();
+    /** Rendezvous sends waiting for their meta, and metas waiting for their send, by message number (guarded by {@link #lock}). */
+    private final HashMap<Integer, Slot> waitingSends = new HashMap<>();
+    private final HashMap<Integer, Wire32.Meta> metas = new HashMap<>();
+    /** The next send's message number (guarded by {@link #lock}). */
+    private int nextSend;
+    /** The next recv's message number without eager messages (with them, {@link Unexpected} numbers recvs). */
+    private final java.util.concurrent.atomic.AtomicInteger nextRecv = new java.util.concurrent.atomic.AtomicInteger();
+    private final EagerPath eager;
     /** Tokens of queued metas whose recv the peer cancelled (guarded by {@link #lock}). */
     private final java.util.HashSet<Integer> cancelledMetas = new java.util.HashSet<>();
     /** Set when the endpoint failed: no send waits for a meta any more (guarded by {@link #lock}). */
@@ -66,15 +77,14 @@ final class MessagePath {
     private final WorkRequest[] sendWrs;
     private final WorkRequest[] recvWrs;
 
-    /** Takes the lane-recovery messages of the meta window. */
-    private final LaneRecovery lanes;
+    /** Dispatches the meta window's arrivals (metas, cancel notices, credits, lane messages). */
+    private final MetaWindow metaWindow;
     /** Tells the peer about cancelled recvs; a recv hands it its posted meta. */
     private final CancelNotices notices;
 
-    MessagePath(Lifecycle lifecycle, int messageSlots, Regions regions, Router router, Transport transport,
+    MessagePath(Lifecycle lifecycle, EndpointConfig config, Regions regions, Router router, Transport transport,
                 OpTracker tracker, EndpointHooks hooks, BackPressure backPressure, SlotReleaser releaser,
                 Anomalies anomalies, Stats stats, ImmRecvPath imm, Ordering ordering, LaneRecovery lanes) {
-        this.lanes = lanes;
         this.lifecycle = lifecycle;
         this.name = lifecycle.name();
         this.regions = regions;
@@ -86,9 +96,8 @@ final class MessagePath {
         this.releaser = releaser;
         this.anomalies = anomalies;
         this.stats = stats;
-        this.imm = imm;
         this.ordering = ordering;
-        int n = messageSlots;
+        int n = config.messageSlots();
         this.sendPool = new SlotPool(name + " send", n, 1, 0);
         this.recvPool = new SlotPool(name + " recv", n, 1, Transport.recvMetaBase());
         this.sendWrs = new WorkRequest[n];
@@ -98,6 +107,13 @@ final class MessagePath {
             recvWrs[i] = new WorkRequest();
         }
         this.notices = new CancelNotices(lifecycle, transport, recvPool, releaser, anomalies);
+        this.metaWindow = new MetaWindow(transport, hooks, anomalies, imm, lanes, this);
+        this.eager = new EagerPath(lifecycle, config, transport, router, sendPool, recvPool, releaser, anomalies, stats,
+                backPressure);
+    }
+
+    EagerPath eager() {
+        return eager;
     }
 
     CancelNotices cancelNotices() {
@@ -119,14 +135,31 @@ final class MessagePath {
             throw new IllegalArgumentException("endpoint " + name + ": a message is at most 2^31-1 bytes, was "
                     + length + "; use write for larger transfers");
         }
-        Slot slot = backPressure.lease(sendPool, "send");
-        OpState op = tracker.newOp(OpKind.SEND, length);
-        useRegion(op, region, sendPool, slot);
+        int threshold = eager.threshold();
+        boolean eagerSend = threshold > 0 && length <= threshold;
+        if (eagerSend) {
+            eager.acquireCredit();
+        }
+        Slot slot;
+        OpState op;
+        try {
+            slot = backPressure.lease(sendPool, "send");
+            op = tracker.newOp(OpKind.SEND, length);
+            useRegion(op, region, sendPool, slot);
+        } catch (RuntimeException e) {
+            if (eagerSend) {
+                eager.giveBack();
+            }
+            throw e;
+        }
         slot.lease(op, 1, hooks.slotHoldsOpStrongly());
         op.addPart();
         slot.localAddress = mr.address() + offset;
         slot.localKey = mr.localKey();
         slot.length = length;
+        slot.meta = null;
+        slot.eager = false;
+        slot.recvCancelled = false;
         OrderGate gate = new OrderGate(2, earlierFailure -> leave(slot)); // the caller's hold and the match's
         slot.gate = gate;
         ordering.holdOnEarlierIo(gate);
@@ -140,19 +173,32 @@ final class MessagePath {
             }
             lastGate = gate;
             failure = failed;
-            meta = failure == null ? metas.poll() : null;
+            int k = nextSend++ & Wire32.SEQ_MASK;
+            slot.msgSeq = k;
+            meta = failure == null ? metas.remove(k) : null;
             recvCancelled = meta != null && cancelledMetas.remove(meta.token());
-            if (meta == null && failure == null) {
-                waitingSends.add(slot);
+            if (meta == null && failure == null && !eagerSend) {
+                waitingSends.put(k, slot);
             }
         } finally {
             lock.unlock();
         }
         if (failure != null) { // the endpoint failed after the check above: no meta will come
             op.failNow(failedStatus, failure);
+            if (eagerSend) {
+                eager.giveBack();
+            }
             matched(slot, null, false);
+        } else if (eagerSend) {
+            if (meta != null) {
+                stats.metasUnneeded.increment(); // a large recv's meta: this message goes eagerly
+            }
+            slot.eager = true;
+            matched(slot, null, recvCancelled);
         } else if (meta != null) {
             matched(slot, meta, recvCancelled);
+        } else if (threshold > 0) {
+            eager.wantNotice(slot); // a small recv sends no meta: tell it this message waits for one
         }
         ordering.posted(op);
         gate.release();
@@ -175,6 +221,10 @@ final class MessagePath {
      * send left): write its data, or say why not; a send never matched gives its slot back.
      */
     private void leave(Slot slot) {
+        if (slot.eager) {
+            eager.postEager(slot);
+            return;
+        }
         Wire32.Meta meta = slot.meta;
         if (meta == null) {
             releaser.countDown(sendPool, slot, 1);
@@ -190,11 +240,27 @@ final class MessagePath {
         Slot slot = backPressure.lease(recvPool, "recv");
         OpState op = tracker.newOp(OpKind.RECV, 0);
         useRegion(op, region, recvPool, slot);
-        slot.lease(op, 2, hooks.slotHoldsOpStrongly());
+        int threshold = eager.threshold();
+        slot.small = threshold > 0 && length <= threshold;
+        slot.lateMeta = false;
+        slot.length = length;
+        slot.recvBuffer = threshold > 0 ? mr.segment().asSlice(offset, length) : null;
+        slot.lease(op, slot.small ? 1 : 2, hooks.slotHoldsOpStrongly());
         op.addPart();
         MemoryRegion control = transport.control;
-        Wire32.writeMeta(control.segment().asSlice(slot.metaOffset, Wire32.META_BYTES),
-                new Wire32.Meta(Wire32.token(slot.index, op.seq), mr.address() + offset, mr.remoteKey(), length));
+        MemorySegment metaBuffer = control.segment().asSlice(slot.metaOffset, Wire32.META_BYTES);
+        if (threshold > 0) {
+            Wire32.writeMeta(metaBuffer, new Wire32.Meta(Wire32.token(slot.index, op.seq), mr.address() + offset,
+                    mr.remoteKey(), length, 0)); // numbered below, before anything can answer it
+            if (!eager.posted(slot, op, metaBuffer)) {
+                op.partDone(); // answered by what arrived already, or small: no meta
+                return op.future();
+            }
+        } else {
+            slot.msgSeq = nextRecv.getAndIncrement() & Wire32.SEQ_MASK;
+            Wire32.writeMeta(metaBuffer, new Wire32.Meta(Wire32.token(slot.index, op.seq), mr.address() + offset,
+                    mr.remoteKey(), length, slot.msgSeq));
+        }
         router.select(QpOpType.CONTROL, op.seq); // the meta queue pair: lane 0 (Router counts other answers)
         WorkRequest wr = recvWrs[slot.index].clear().wrId(WrIds.encode(WrIds.META_SEND, 0, slot.index, 0, op.seq))
                 .opcode(Opcode.SEND_WITH_IMM).immediate(Wire32.metaImm(Wire32.META_TYPE, 0))
@@ -265,46 +331,9 @@ final class MessagePath {
         }
     }
 
-    /** Dispatch thread: a meta-window receive completed (a peer meta or a credit return). */
+    /** Dispatch thread: a meta-window receive completed ({@link MetaWindow}). */
     void onMetaWindow(WorkCompletion wc) {
-        RecvWindow w = transport.metaWindow;
-        int entry = WrIds.slot(wc.wrId());
-        w.consumed();
-        if (!wc.isSuccess()) {
-            return; // flushed: closing
-        }
-        int type = Wire32.metaType(wc.immediate());
-        Wire32.Meta meta = type == Wire32.META_TYPE || type == Wire32.CANCEL_TYPE
-                ? Wire32.readMeta(w.entry(entry)) : null; // copy before re-post
-        Wire32.Lane lane = type == Wire32.LANE_RESET_TYPE || type == Wire32.LANE_READY_TYPE
-                ? Wire32.readLane(w.entry(entry)) : null;
-        boolean repostFirst = hooks.repostBeforeRelease();
-        if (repostFirst) {
-            w.post(entry);
-        }
-        try {
-            if (!wc.hasImmediate() || type < Wire32.META_TYPE || type > Wire32.LANE_READY_TYPE) {
-                anomalies.protocolError("meta queue pair received a message of unknown type: " + wc);
-            } else if (type == Wire32.LANE_RESET_TYPE || type == Wire32.LANE_READY_TYPE) {
-                if (lane == null) {
-                    anomalies.protocolError("lane message with a bad magic: " + wc);
-                } else {
-                    lanes.onMessage(type, Wire32.metaValue(wc.immediate()), lane, System.nanoTime());
-                }
-            } else if (type == Wire32.CREDIT_TYPE) {
-                imm.creditsReturned(Wire32.metaValue(wc.immediate()));
-            } else if (meta == null) {
-                anomalies.protocolError("meta message with a bad magic: " + wc);
-            } else if (type == Wire32.CANCEL_TYPE) {
-                cancelQueuedMeta(meta.token());
-            } else {
-                offerMeta(meta);
-            }
-        } finally {
-            if (!repostFirst) {
-                w.post(entry);
-            }
-        }
+        metaWindow.onCompletion(wc);
     }
 
     /**
@@ -312,11 +341,11 @@ final class MessagePath {
      * a send, the send it is matched with fails (REM_ABORT_ERR) and writes nothing. If it was matched
      * already, its data is on the way and the notice changes nothing.
      */
-    private void cancelQueuedMeta(int token) {
+    void cancelQueuedMeta(int token) {
         stats.cancelNoticesReceived.increment();
         lock.lock();
         try {
-            for (Wire32.Meta m : metas) {
+            for (Wire32.Meta m : metas.values()) {
                 if (m.token() == token) {
                     cancelledMetas.add(token);
                     return;
@@ -327,13 +356,18 @@ final class MessagePath {
         }
     }
 
-    private void offerMeta(Wire32.Meta meta) {
+    void offerMeta(Wire32.Meta meta) {
         Slot slot;
         lock.lock();
         try {
-            slot = waitingSends.poll();
+            int k = meta.seq() & Wire32.SEQ_MASK;
+            slot = waitingSends.remove(k);
             if (slot == null) {
-                metas.add(meta);
+                if (((k - nextSend) & Wire32.SEQ_MASK) >= (1 << 27)) {
+                    stats.metasUnneeded.increment(); // message k was sent already, eagerly
+                    return;
+                }
+                metas.put(k, meta);
             }
         } finally {
             lock.unlock();
@@ -354,7 +388,7 @@ final class MessagePath {
         try {
             failed = why;
             failedStatus = status;
-            drained = new ArrayList<>(waitingSends);
+            drained = new ArrayList<>(waitingSends.values());
             waitingSends.clear();
         } finally {
             lock.unlock();
@@ -366,6 +400,7 @@ final class MessagePath {
             }
             matched(s, null, false);
         }
+        eager.end();
     }
 
     /** Closing: sends that never met a meta will not; their slots go back now. */
@@ -373,7 +408,7 @@ final class MessagePath {
         List<Slot> drained;
         lock.lock();
         try {
-            drained = new ArrayList<>(waitingSends);
+            drained = new ArrayList<>(waitingSends.values());
             waitingSends.clear();
         } finally {
             lock.unlock();
@@ -381,5 +416,6 @@ final class MessagePath {
         for (Slot s : drained) {
             matched(s, null, false);
         }
+        eager.end();
     }
 }

@@ -205,7 +205,8 @@ public final class RdmaEndpoint implements AutoCloseable {
     public EndpointInfo info() {
         Transport t = transport;
         return new EndpointInfo(name, t.device.address(), config.messageSlots(), config.immWindow(),
-                t.ioInfo(), t.meta.localInfo(), t.data.localInfo(), regions.describe(), t.railAddresses());
+                t.ioInfo(), t.meta.localInfo(), t.data.localInfo(), regions.describe(), t.railAddresses(),
+                config.eagerThreshold());
     }
 
     /**
@@ -230,6 +231,7 @@ public final class RdmaEndpoint implements AutoCloseable {
                 throw e;
             }
             imm.connected(peer);
+            messages.eager().connected(peer);
             lifecycle.markConnected();
             Lifecycle.log().debug("endpoint {} connected to {} at {}", name, peer.name(), peer.address());
         }
@@ -307,9 +309,19 @@ public final class RdmaEndpoint implements AutoCloseable {
 
     /**
      * Sends {@code length} bytes (at most 2^31-1) of a local region into the buffer of the peer's
-     * matching {@link #recv}: completes when they are in place there. The data leaves only after every
+     * matching {@link #recv} (the k-th send fills the k-th recv). The data leaves only after every
      * one-sided op posted before this call has completed (so landed, unless its own future says it
-     * failed). A send longer than the matched receive fails on both sides with LOC_LEN_ERR.
+     * failed).
+     *
+     * <p>A send of at most {@link EndpointConfig#eagerThreshold()} bytes is <b>eager</b>: it goes at
+     * once into a buffer the peer's endpoint pre-posted and <b>completes when its data has reached the
+     * peer's endpoint</b> (acknowledged), whether or not the peer has posted the recv yet — the peer
+     * copies it into the recv, or holds it until the recv is posted (as UCX and libfabric's rxm). It
+     * may wait (up to {@code slotTimeout}, then {@link EndpointBusyException}) while the peer holds as
+     * many eager messages as it offered room for. If the recv is shorter, the recv fails with
+     * LOC_LEN_ERR and the send has succeeded. A longer send is a rendezvous: it completes when its data
+     * is in place in the recv's buffer, and a send longer than the matched recv fails on both sides
+     * with LOC_LEN_ERR.
      */
     public TransferFuture send(String region, long offset, long length) {
         return messages.send(region, offset, length);
@@ -318,7 +330,9 @@ public final class RdmaEndpoint implements AutoCloseable {
     /**
      * Receives the peer's matching send into {@code length} bytes of a local region (registered with
      * LOCAL_WRITE and REMOTE_WRITE: the peer writes there). {@link TransferFuture#byteCount()} is the
-     * sender's length.
+     * sender's length. A recv of at most {@link EndpointConfig#eagerThreshold()} bytes sends nothing
+     * to the peer unless asked (only an eager message fits it); one whose message arrived already
+     * completes within this call.
      */
     public TransferFuture recv(String region, long offset, long length) {
         return messages.recv(region, offset, length);

@@ -12,8 +12,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * completion is acted on, so before any slot it concerns is released. Entries are transport-owned,
  * not slots: no op leases them. An entry's wrId is {@code (kind, qp index, entry)}.
  *
- * <p>Meta entries own a 32-byte buffer in the control region (a SEND lands there); data and
- * imm-recv entries have no buffer (an RDMA_WRITE_WITH_IMM only consumes the receive).
+ * <p>Meta entries own a 32-byte buffer in the control region (a SEND lands there); data entries own
+ * a bounce buffer of the eager threshold when eager messages are on (an eager SEND lands there,
+ * {@link EagerPath}; a rendezvous RDMA_WRITE_WITH_IMM only consumes the receive), none when off;
+ * imm-recv entries have no buffer.
  */
 final class RecvWindow {
     /** What the window receives. */
@@ -38,10 +40,17 @@ final class RecvWindow {
     private final QueuePair qp;
     private final MemoryRegion buffer;
     private final long base;
+    private final int entryBytes;
     private final WorkRequest wr = new WorkRequest();
     private final AtomicInteger posted = new AtomicInteger();
 
     RecvWindow(Kind kind, int qpIndex, QueuePair qp, int size, MemoryRegion buffer, long base) {
+        this(kind, qpIndex, qp, size, buffer, base, Wire32.META_BYTES);
+    }
+
+    /** A window whose entries own {@code entryBytes} each of {@code buffer} from {@code base} on (none if null). */
+    RecvWindow(Kind kind, int qpIndex, QueuePair qp, int size, MemoryRegion buffer, long base, int entryBytes) {
+        this.entryBytes = entryBytes;
         this.kind = kind;
         this.qpIndex = qpIndex;
         this.qp = qp;
@@ -61,7 +70,7 @@ final class RecvWindow {
     synchronized void post(int entry) {
         wr.clear().wrId(WrIds.encode(kind.wrKind, qpIndex, entry, 0, 0));
         if (buffer != null) {
-            wr.sge(buffer, base + (long) entry * Wire32.META_BYTES, Wire32.META_BYTES);
+            wr.sge(buffer, base + (long) entry * entryBytes, entryBytes);
         }
         qp.postRecv(wr);
         posted.incrementAndGet();
@@ -82,8 +91,8 @@ final class RecvWindow {
         return posted.get();
     }
 
-    /** The buffer of a meta entry. */
+    /** The buffer of an entry (a meta entry, or a data entry's bounce buffer). */
     MemorySegment entry(int entry) {
-        return buffer.segment().asSlice(base + (long) entry * Wire32.META_BYTES, Wire32.META_BYTES);
+        return buffer.segment().asSlice(base + (long) entry * entryBytes, entryBytes);
     }
 }

@@ -48,6 +48,7 @@ final class Shutdown {
         messages.sendPool().close();
         messages.recvPool().close();
         imm.wakeWaiters();
+        messages.eager().credits().wake();
         transport.flush();
         messages.releaseUnmatched();
         long deadline = System.nanoTime() + QUIESCE_MILLIS * 1_000_000;

@@ -34,6 +34,17 @@ final class Slot {
     OrderGate gate;
     Wire32.Meta meta;
     boolean recvCancelled;
+    /**
+     * Message slots: this lease's message sequence number (the k-th send or recv of the endpoint is
+     * message k, modulo 2^28 on the wire); send slots: whether it goes eagerly ({@link EagerPath});
+     * recv slots: whether it is small enough that it sends no meta ({@code small}), whether it sent
+     * one late after all ({@code lateMeta}: a notice came), and the buffer an eager message is copied to.
+     */
+    int msgSeq;
+    boolean eager;
+    boolean small;
+    volatile boolean lateMeta;
+    java.lang.foreign.MemorySegment recvBuffer;
     /** Recv slots: where the slot's 32-byte meta message lives in the control region. */
     final long metaOffset;
 

@@ -21,6 +21,16 @@ final class Stats {
     final LongAdder creditMessages = new LongAdder();
     /** Cancel notices read from the peer (its recvs cancelled before their data arrived). */
     final LongAdder cancelNoticesReceived = new LongAdder();
+    /** Eager messages sent (data in one trip into the peer's bounce buffers). */
+    final LongAdder eagerSent = new LongAdder();
+    /** Eager messages that arrived before their recv and were held (copied out of the bounce buffer). */
+    final LongAdder eagerHeld = new LongAdder();
+    /** Eager messages dropped: their recv was cancelled, or the endpoint failed or closed while they were held. */
+    final LongAdder eagerDropped = new LongAdder();
+    /** Metas the peer sent for messages this side sent eagerly (dropped: not needed). */
+    final LongAdder metasUnneeded = new LongAdder();
+    /** Notices sent: a rendezvous send that found no meta (so that a small recv can answer). */
+    final LongAdder noticesSent = new LongAdder();
     /** One-sided requests re-issued on another lane after theirs failed. */
     final LongAdder reissued = new LongAdder();
 }

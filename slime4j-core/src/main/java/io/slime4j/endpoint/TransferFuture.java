@@ -41,6 +41,10 @@ import java.util.concurrent.TimeoutException;
  * allocation beyond the op itself. (A completion executor that runs tasks inline, e.g.
  * {@code Runnable::run}, gives this guarantee up, by the caller's choice.)
  *
+ * <p><b>When a send completes.</b> An eager send (at most {@link EndpointConfig#eagerThreshold()}
+ * bytes) completes when its data has reached the peer's endpoint, before the peer's recv may have
+ * taken it; a rendezvous send when its data is in the recv's buffer (see {@link RdmaEndpoint#send}).
+ *
  * <p>Every accessor may be called from any thread at any time. Before completion {@link #status()}
  * is {@link TransferStatus#PENDING}, {@link #wcStatus()} null and the counts 0.
  */

@@ -61,6 +61,8 @@ final class Transport {
     final RecvWindow metaWindow;
     final RecvWindow dataWindow;
     final RecvWindow[] immWindows;
+    /** The data window's bounce buffers (eager messages land there), or null when eager messages are off. */
+    final MemoryRegion bounce;
     /** Each lane's imm window before its last re-establishment (its receives still complete, flushed). */
     private final RecvWindow[] retiredImm;
     /** Offset in {@link #control} of the lane-recovery messages: two 32-byte buffers per lane. */
@@ -91,7 +93,8 @@ final class Transport {
                 made.add(pds[r]);
                 cqs[r] = devices[r].createCompletionQueue((int) (EndpointConfig.completionQueueCapacity(
                         Math.max(1, lanesOn[r]), c.sendQueueDepth(), c.immWindow(), r == 0 ? c.messageSlots() : 0)
-                        + (r == 0 ? 4L * c.messageSlots() + KEEPALIVE_RESERVE + 4L * c.qps() : 0))); // cancel notices, the probe, lane recovery
+                        + (r == 0 ? 4L * c.messageSlots() + KEEPALIVE_RESERVE + 4L * c.qps() // cancel notices, the probe, lane recovery
+                                + eagerCompletions(c) : 0)));
                 made.add(cqs[r]);
             }
             ioConfig = c.qpTemplate().toBuilder().signalAll(false) // IoSendQueue signals selectively
@@ -108,8 +111,9 @@ final class Transport {
             meta = devices[0].createQueuePair(pds[0], base.sendQueueDepth(metaDepth + KEEPALIVE_RESERVE)
                     .recvQueueDepth(metaDepth + RQ_SLACK).build(), cqs[0], cqs[0]);
             made.add(meta);
-            data = devices[0].createQueuePair(pds[0], base.sendQueueDepth(c.messageSlots())
-                    .recvQueueDepth(c.messageSlots() + RQ_SLACK).build(), cqs[0], cqs[0]);
+            int dataDepth = dataWindowSize(c);
+            data = devices[0].createQueuePair(pds[0], base.sendQueueDepth(2 * c.messageSlots()) // data and a notice per send slot
+                    .recvQueueDepth(dataDepth + RQ_SLACK).build(), cqs[0], cqs[0]);
             made.add(data);
             laneMessageBase = (long) (c.messageSlots() + metaDepth) * Wire32.META_BYTES;
             long metaBytes = laneMessageBase + 2L * c.qps() * Wire32.META_BYTES;
@@ -117,7 +121,14 @@ final class Transport {
             made.add(control);
             metaWindow = window(new RecvWindow(RecvWindow.Kind.META, 0, meta, metaDepth, control,
                     (long) c.messageSlots() * Wire32.META_BYTES));
-            dataWindow = window(new RecvWindow(RecvWindow.Kind.DATA, 0, data, c.messageSlots(), null, 0));
+            if (c.eagerThreshold() > 0) {
+                bounce = pds[0].register(arena.allocate((long) dataDepth * c.eagerThreshold(), 64), AccessFlags.LOCAL_WRITE);
+                made.add(bounce);
+            } else {
+                bounce = null;
+            }
+            dataWindow = window(new RecvWindow(RecvWindow.Kind.DATA, 0, data, dataDepth, bounce, 0,
+                    c.eagerThreshold()));
             immWindows = new RecvWindow[c.qps()];
             retiredImm = new RecvWindow[c.qps()];
             for (int i = 0; i < io.length; i++) {
@@ -163,7 +174,24 @@ final class Transport {
      * ({@link LaneRecovery#META_RESERVE_PER_LANE} per lane).
      */
     static int metaWindowSize(int messageSlots, int qps) {
-        return 3 * messageSlots + EndpointConfig.CREDIT_RESERVE + LaneRecovery.META_RESERVE_PER_LANE * qps;
+        return 3 * messageSlots + 2 * EndpointConfig.CREDIT_RESERVE + LaneRecovery.META_RESERVE_PER_LANE * qps;
+    }
+
+    /**
+     * Receives of the data window: one per recv slot (the peer's rendezvous writes: each answers a
+     * meta of a leased recv slot, released only after that arrival was dispatched) plus, with eager
+     * messages on, the eager credits this endpoint gives its peer ({@link EagerCredits}: each eager
+     * message or notice holds one until its receive was re-posted and the message taken).
+     */
+    static int dataWindowSize(EndpointConfig c) {
+        return c.messageSlots() + (c.eagerThreshold() > 0 ? EndpointConfig.eagerWindow(c.messageSlots()) : 0);
+    }
+
+    /** Rail-0 completions eager messages add: the larger data window, a notice per send slot, credit returns. */
+    private static long eagerCompletions(EndpointConfig c) {
+        return c.eagerThreshold() > 0
+                ? 2L * EndpointConfig.eagerWindow(c.messageSlots()) + c.messageSlots() + 2L * EndpointConfig.CREDIT_RESERVE
+                : 0;
     }
 
     /** Offset in the control region of recv slot meta buffers (the first bytes). */
@@ -367,6 +395,7 @@ final class Transport {
             closeQuietly(qp);
         }
         closeQuietly(control);
+        closeQuietly(bounce);
         for (int r = 0; r < devices.length; r++) {
             closeQuietly(cqs[r]);
             closeQuietly(pds[r]);

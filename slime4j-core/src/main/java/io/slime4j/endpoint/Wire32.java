@@ -21,16 +21,25 @@ import java.nio.ByteOrder;
  *     type 4 LANE_RESET: value = lane | epoch &lt;&lt; 8, payload = the lane message below (the
  *                        sender's fresh queue pair for that lane)
  *     type 5 LANE_READY: the same, the answer: the peer's fresh queue pair, connected
+ *     type 6 EAGER_CREDIT: value = eager credits returned ({@link EagerCredits}), no payload
  *
  * data queue pair, RDMA_WRITE_WITH_IMM: 31 30 29            16 15                  0
  *                                      |code| recv op tag    | recv slot index     |
  *     code 0 DATA: the message is in place; 1 CANCELLED: the matching send was cancelled;
  *     2 TOO_LONG: the send was longer than the receive (nothing written)
+ *
+ * data queue pair, SEND_WITH_IMM (eager, {@link EagerPath}): 31 30 29 28 27            0
+ *                                                      | 3   |kind | message seq mod 2^28 |
+ *     kind 0 EAGER_DATA: the message itself, in the payload (at most the eager threshold);
+ *     1 EAGER_CANCELLED: the send was cancelled (no payload); 2 NOTICE: a rendezvous send is
+ *     waiting for this message's meta (no payload)
  * </pre>
  *
  * <pre>
- * meta message (little endian):  0 magic "SLM1" | 4 token (the data immediate, code 0)
- *                                8 address (u64) | 16 remote key (u64) | 24 length (u64)
+ * meta message (little endian):  0 magic "SLM2" | 4 token (the data immediate, code 0)
+ *                                8 address (u64) | 16 remote key (u64) | 24 length (u32, the
+ *                                recv's length capped at 2^31-1, the largest message) | 28 the
+ *                                recv's message sequence number (u32: the k-th recv sends k)
  * lane message (little endian):  0 magic "SLL1" | 4 qpn | 8 psn | 12 imm posted | 16 token (u64) | 24 0
  *                                (imm posted: write-with-imm requests the sender posted on the lane's
  *                                old queue pair, counted once that pair was in ERR: {@link ImmRefunds})
@@ -43,6 +52,8 @@ final class Wire32 {
     static final int CANCEL_TYPE = 3;
     static final int LANE_RESET_TYPE = 4;
     static final int LANE_READY_TYPE = 5;
+    /** Eager credits returned: the value is how many ({@link EagerCredits}). */
+    static final int EAGER_CREDIT_TYPE = 6;
     static final int MAX_CREDIT = (1 << 28) - 1;
     static final int LANE_MAGIC = 0x314C4C53; // "SLL1" little endian
     /** Epochs of a lane travel modulo 2^20. */
@@ -51,11 +62,18 @@ final class Wire32 {
     static final int CODE_DATA = 0;
     static final int CODE_CANCELLED = 1;
     static final int CODE_TOO_LONG = 2;
+    /** The data queue pair's eager code: a SEND into a bounce buffer, the message sequence number in the immediate. */
+    static final int CODE_EAGER = 3;
+    static final int EAGER_DATA = 0;
+    static final int EAGER_CANCELLED = 1;
+    static final int EAGER_NOTICE = 2;
+    /** Message sequence numbers travel modulo 2^28 in eager immediates. */
+    static final int SEQ_MASK = (1 << 28) - 1;
     static final int MAX_MESSAGE_SLOTS = 1 << 16;
     static final int RECV_TAG_MASK = (1 << 14) - 1;
 
     static final int META_BYTES = 32;
-    static final int META_MAGIC = 0x314D4C53; // "SLM1" little endian
+    static final int META_MAGIC = 0x324D4C53; // "SLM2" little endian
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
@@ -94,15 +112,37 @@ final class Wire32 {
         return ((imm >>> 16) & RECV_TAG_MASK) == (int) (recvOpSeq & RECV_TAG_MASK);
     }
 
-    /** A rendezvous meta message as a value: where the sender must write, and how much fits. */
-    record Meta(int token, long address, long remoteKey, long length) {}
+    /** The immediate of an eager SEND: code 3, its kind and the message sequence number. */
+    static int eagerImm(int kind, int seq) {
+        return (CODE_EAGER << 30) | (kind << 28) | (seq & SEQ_MASK);
+    }
+
+    static int eagerKind(int imm) {
+        return (imm >>> 28) & 3;
+    }
+
+    static int eagerSeq(int imm) {
+        return imm & SEQ_MASK;
+    }
+
+    /**
+     * A rendezvous meta message as a value: where the sender must write, how much fits, and which
+     * message (the recv's sequence number) it is for.
+     */
+    record Meta(int token, long address, long remoteKey, long length, int seq) {}
 
     static void writeMeta(MemorySegment at, Meta meta) {
         at.set(INT, 0, META_MAGIC);
         at.set(INT, 4, meta.token());
         at.set(LONG, 8, meta.address());
         at.set(LONG, 16, meta.remoteKey());
-        at.set(LONG, 24, meta.length());
+        at.set(INT, 24, (int) Math.min(meta.length(), Integer.MAX_VALUE));
+        at.set(INT, 28, meta.seq());
+    }
+
+    /** Sets the message sequence number of a meta message already written. */
+    static void writeMetaSeq(MemorySegment at, int seq) {
+        at.set(INT, 28, seq);
     }
 
     /** The immediate value of a lane message: the lane and the epoch it opens. */
@@ -151,6 +191,7 @@ final class Wire32 {
         if (at.get(INT, 0) != META_MAGIC) {
             return null;
         }
-        return new Meta(at.get(INT, 4), at.get(LONG, 8), at.get(LONG, 16), at.get(LONG, 24));
+        return new Meta(at.get(INT, 4), at.get(LONG, 8), at.get(LONG, 16), at.get(INT, 24) & 0xFFFF_FFFFL,
+                at.get(INT, 28));
     }
 }

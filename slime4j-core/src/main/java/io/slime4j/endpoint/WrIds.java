@@ -47,6 +47,10 @@ final class WrIds {
     static final int KEEPALIVE = 9;
     /** A lane-recovery message (SEND_WITH_IMM) on the meta queue pair; owns no slot ({@link LaneRecovery}). */
     static final int LANE_SEND = 10;
+    /** An eager credit return (zero-length SEND_WITH_IMM) on the meta queue pair; owns no slot ({@link EagerCredits}). */
+    static final int EAGER_CREDIT_SEND = 11;
+    /** A rendezvous send's notice (zero-length SEND_WITH_IMM) on the data queue pair, of a send slot ({@link EagerPath}). */
+    static final int NOTICE_SEND = 12;
 
     static final int MAX_QPS = 1 << 8;
     static final int MAX_SLOTS = 1 << 20;

@@ -22,7 +22,7 @@ class CancelAllTest {
 
     @Test
     void cancelAllCompletesOnlyLiveOpsAndLeavesSlotsToTheirCompletions() throws Exception {
-        try (EndpointPair p = EndpointPair.open(EndpointConfig.defaults(), 1 << 20)) {
+        try (EndpointPair p = EndpointPair.open(EndpointConfig.builder().eagerThreshold(0).build() /* rendezvous: eager sends complete without their recv (EagerMessagesTest) */, 1 << 20)) {
             List<TransferFuture> done = new ArrayList<>();
             for (int i = 0; i < 10; i++) {
                 done.add(success(p.b.write(Assignment.local("kv", i * 64L).remote("kv", i * 64L).length(64))));
@@ -80,7 +80,7 @@ class CancelAllTest {
 
     @Test
     void aCancelledSendTellsItsMatchingRecvAndThePairingHolds() throws Exception {
-        try (EndpointPair p = EndpointPair.open(EndpointConfig.defaults(), 1 << 16)) {
+        try (EndpointPair p = EndpointPair.open(EndpointConfig.builder().eagerThreshold(0).build() /* rendezvous: eager sends complete without their recv (EagerMessagesTest) */, 1 << 16)) {
             TransferFuture send = p.a.send("kv", 0, 100);
             assertThat(p.a.cancelAll()).isEqualTo(1);
             assertThat(send.status()).isEqualTo(TransferStatus.CANCELLED);

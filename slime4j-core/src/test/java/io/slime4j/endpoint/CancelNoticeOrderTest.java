@@ -36,7 +36,8 @@ class CancelNoticeOrderTest {
             }
             return 0;
         };
-        EndpointConfig config = EndpointConfig.builder().selector((q, c) -> cancelling).build();
+        EndpointConfig config = EndpointConfig.builder().selector((q, c) -> cancelling)
+                .eagerThreshold(0).build(); // cancel notices follow metas: rendezvous recvs
         try (EndpointPair p = EndpointPair.open(config, 1 << 16)) {
             receiver.set(p.b);
             armed.set(true);
@@ -70,7 +71,7 @@ class CancelNoticeOrderTest {
     @Test
     void recvsRacingACancellingThreadAreEachReportedOnce_soEverySendPairedWithThemFails() throws Exception {
         int slots = 8;
-        try (EndpointPair p = EndpointPair.open(EndpointConfig.builder().messageSlots(slots).build(), 1 << 16)) {
+        try (EndpointPair p = EndpointPair.open(EndpointConfig.builder().messageSlots(slots).eagerThreshold(0).build(), 1 << 16)) {
             for (int round = 0; round < 20; round++) {
                 AtomicBoolean posting = new AtomicBoolean(true);
                 Thread canceller = Thread.ofPlatform().start(() -> {

@@ -27,7 +27,8 @@ class CancelledRecvCrossProcessTest {
         try (UdpWire wire = new UdpWire();
              SoftDevice device = SoftDevice.open(wire, "udp:127.0.0.1:0", SoftConfig.builder().name("receiver").build());
              Arena arena = Arena.ofShared();
-             RdmaEndpoint ep = RdmaEndpoint.open(device, EndpointConfig.builder().name("receiver").build());
+             RdmaEndpoint ep = RdmaEndpoint.open(device, EndpointConfig.builder().name("receiver")
+                     .eagerThreshold(0).build()); // the rendezvous cancel notice (both sides use the smaller threshold)
              PeerChild peer = new PeerChild("1")) {
             MemorySegment inbox = arena.allocate(1 << 20, 4096);
             ep.register("src", arena.allocate(4096, 4096));

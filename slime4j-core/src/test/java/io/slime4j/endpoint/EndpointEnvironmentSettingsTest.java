@@ -12,7 +12,7 @@ class EndpointEnvironmentSettingsTest {
     @Test
     void everyListedSettingIsReadFromItsPropertyAndItsVariableAndNamesARecordComponent() throws Exception {
         Map<String, String> settings = EndpointConfig.environmentSettings();
-        assertThat(settings).containsEntry("slime4j.endpoint.ioSlots", "SLIME4J_ENDPOINT_IO_SLOTS").hasSize(15);
+        assertThat(settings).containsEntry("slime4j.endpoint.ioSlots", "SLIME4J_ENDPOINT_IO_SLOTS").hasSize(16);
         EndpointConfig defaults = EndpointConfig.defaults();
         for (Map.Entry<String, String> e : settings.entrySet()) {
             String component = e.getKey().substring(e.getKey().lastIndexOf('.') + 1);

@@ -78,7 +78,7 @@ class EndpointMisuseTest {
 
     @Test
     void aSendLongerThanTheMatchingRecvFailsBothAndKeepsThePairing() throws Exception {
-        try (EndpointPair p = EndpointPair.open(EndpointConfig.defaults(), 1 << 16)) {
+        try (EndpointPair p = EndpointPair.open(EndpointConfig.builder().eagerThreshold(0).build() /* rendezvous: eager sends complete without their recv (EagerMessagesTest) */, 1 << 16)) {
             TransferFuture small = p.b.recv("kv", 0, 100);
             TransferFuture next = p.b.recv("kv", 1000, 300);
             TransferFuture tooLong = p.a.send("kv", 0, 200);

@@ -36,7 +36,7 @@ class FailoverReviewTest {
         regions.put("ghost", new RegionInfo(kv.address(), kv.length(), kv.remoteKey() ^ 0x5A5A5A5AL, kv.accessFlags(),
                 kv.railKeys()));
         return new EndpointInfo(peer.name(), peer.address(), peer.messageSlots(), peer.immWindow(), peer.ioQps(),
-                peer.metaQp(), peer.dataQp(), regions, peer.rails());
+                peer.metaQp(), peer.dataQp(), regions, peer.rails(), peer.eagerThreshold());
     }
 
     @Test

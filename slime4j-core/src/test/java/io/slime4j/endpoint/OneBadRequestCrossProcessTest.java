@@ -41,7 +41,7 @@ class OneBadRequestCrossProcessTest {
         regions.put("wide", new RegionInfo(src.address(), 2 * src.length(), src.remoteKey(), src.accessFlags(),
                 src.railKeys()));
         return new EndpointInfo(peer.name(), peer.address(), peer.messageSlots(), peer.immWindow(), peer.ioQps(),
-                peer.metaQp(), peer.dataQp(), regions, peer.rails());
+                peer.metaQp(), peer.dataQp(), regions, peer.rails(), peer.eagerThreshold());
     }
 
     @Test

@@ -39,7 +39,7 @@ class OneBadRequestTest {
         regions.put("wide", new RegionInfo(kv.address(), 2 * kv.length(), kv.remoteKey(), kv.accessFlags(),
                 kv.railKeys()));
         return new EndpointInfo(peer.name(), peer.address(), peer.messageSlots(), peer.immWindow(), peer.ioQps(),
-                peer.metaQp(), peer.dataQp(), regions, peer.rails());
+                peer.metaQp(), peer.dataQp(), regions, peer.rails(), peer.eagerThreshold());
     }
 
     static void await(BooleanSupplier condition, String what) throws InterruptedException {

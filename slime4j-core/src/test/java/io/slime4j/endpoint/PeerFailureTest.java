@@ -60,7 +60,7 @@ class PeerFailureTest {
             Map<String, TransferFuture> held = new ConcurrentHashMap<>();
             Map<String, Long> doneAt = new ConcurrentHashMap<>();
             track(held, doneAt, "recv", ep.recv("back", 0, 4096)); // its meta reaches the live peer; no data will come
-            track(held, doneAt, "unmatched send", ep.send("src", 0, 4096)); // the peer posts no recv: no meta comes
+            track(held, doneAt, "unmatched send", ep.send("src", 0, 64 << 10)); // rendezvous: the peer posts no recv, no meta comes
             track(held, doneAt, "immRecv", ep.immRecv());
             Thread.sleep(200); // the recv's meta is acknowledged before the kill
             peer.kill();

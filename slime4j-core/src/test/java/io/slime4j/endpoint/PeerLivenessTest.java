@@ -69,7 +69,7 @@ class PeerLivenessTest {
             Map<String, Long> doneAt = new ConcurrentHashMap<>();
             track(held, doneAt, "recv", ep.recv("back", 0, 4096));
             track(held, doneAt, "immRecv", ep.immRecv());
-            track(held, doneAt, "unmatched send", ep.send("src", 0, 4096));
+            track(held, doneAt, "unmatched send", ep.send("src", 0, 64 << 10)); // rendezvous (above the eager threshold): waits for a meta
 
             Thread.sleep(cfg.keepalive().multipliedBy(2).toMillis()); // a probe or two, answered by the live peer
             assertThat(doneAt).as("nothing completes while the idle peer lives and answers the probes").isEmpty();

@@ -71,9 +71,9 @@ class RoutingTest {
         success(p.a.writeWithImm(List.of(Assignment.local("kv", 0).remote("kv", 0).length(4096), Assignment.local("kv", 8192).remote("kv", 8192).length(4096),
                 Assignment.local("kv", 16384).remote("kv", 16384).length(4096)), 42), WAIT);     // spread: EAGER immediate
         assertThat(success(got, WAIT).immediate()).isEqualTo(42);
-        TransferFuture r = p.b.recv("kv", 2 << 20, 5000);                 // CONTROL
-        success(p.a.send("kv", 0, 5000), WAIT);                          // RENDEZVOUS_DATA
-        assertThat(success(r, WAIT).byteCount()).isEqualTo(5000);
+        TransferFuture r = p.b.recv("kv", 2 << 20, 20_000);               // CONTROL (above the eager threshold: a meta)
+        success(p.a.send("kv", 0, 10_000), WAIT);                        // RENDEZVOUS_DATA
+        assertThat(success(r, WAIT).byteCount()).isEqualTo(10_000);
         assertThat(Patterns.mismatch(p.kvB, 0, 300 << 10, 11)).isEqualTo(-1);
     }
 
@@ -280,8 +280,8 @@ class RoutingTest {
                     .isInstanceOf(EndpointException.class).hasMessageContaining("chose lane 99 for WRITE")
                     .hasMessageContaining("lanes are 0..3");
             success(p.a.read(Assignment.local("kv", 0).remote("kv", 0).length(100)), WAIT); // READ -> lane 1: fine
-            TransferFuture r = p.b.recv("kv", 0, 100);    // CONTROL -> 2: counted, sent on lane 0 anyway
-            success(p.a.send("kv", 0, 100), WAIT);
+            TransferFuture r = p.b.recv("kv", 0, 10_000); // CONTROL (a meta: above the eager threshold) -> 2: counted, sent on lane 0 anyway
+            success(p.a.send("kv", 0, 9_000), WAIT);
             success(r, WAIT);
             assertThat(p.b.router().misroutes.sum()).isPositive();
         }

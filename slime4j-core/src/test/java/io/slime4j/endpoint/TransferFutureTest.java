@@ -42,7 +42,7 @@ class TransferFutureTest {
 
     @Test
     void getThrowsAnExecutionExceptionWhoseCauseNamesTheStatusWhenTheOpFailed() throws Exception {
-        try (EndpointPair p = EndpointPair.open(EndpointConfig.defaults(), 1 << 16)) {
+        try (EndpointPair p = EndpointPair.open(EndpointConfig.builder().eagerThreshold(0).build() /* rendezvous: eager sends complete without their recv (EagerMessagesTest) */, 1 << 16)) {
             TransferFuture small = p.b.recv("kv", 0, 10);
             TransferFuture tooLong = p.a.send("kv", 0, 20);
             assertThatThrownBy(tooLong::get).isInstanceOf(ExecutionException.class)
@@ -103,7 +103,7 @@ class TransferFutureTest {
 
     @Test
     void cancellingOneReceiveCancelsOnlyItAndKeepsThePairing() throws Exception {
-        try (EndpointPair p = EndpointPair.open(EndpointConfig.defaults(), 1 << 16)) {
+        try (EndpointPair p = EndpointPair.open(EndpointConfig.builder().eagerThreshold(0).build() /* rendezvous: eager sends complete without their recv (EagerMessagesTest) */, 1 << 16)) {
             TransferFuture first = p.b.recv("kv", 0, 64);
             TransferFuture second = p.b.recv("kv", 1024, 64);
             assertThat(first.cancel(false)).isTrue();
@@ -162,7 +162,7 @@ class TransferFutureTest {
 
     @Test
     void allOfReportsTheFirstFailedOpOnlyAfterEveryOpCompleted() throws Exception {
-        try (EndpointPair p = EndpointPair.open(EndpointConfig.defaults(), 1 << 16)) {
+        try (EndpointPair p = EndpointPair.open(EndpointConfig.builder().eagerThreshold(0).build() /* rendezvous: eager sends complete without their recv (EagerMessagesTest) */, 1 << 16)) {
             TransferFuture ok = p.a.write(Assignment.local("kv", 0).remote("kv", 0).length(64));
             TransferFuture small = p.b.recv("kv", 0, 10);
             TransferFuture tooLong = p.a.send("kv", 0, 20);

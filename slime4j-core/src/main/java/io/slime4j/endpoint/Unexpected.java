@@ -1,0 +1,111 @@
+package io.slime4j.endpoint;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.HashMap;
+
+/**
+ * The receiving side's matching of eager arrivals with recvs by message sequence number (the k-th
+ * recv takes message k: the pair-ordering contract), and the messages that arrived before their
+ * recv ("unexpected"), held until it is posted.
+ *
+ * <p>{@link #post} numbers each recv and either hands it the arrival held for its number or records
+ * it as pending; {@link #arrive} gives an arrival its pending recv or holds it. Both under one lock,
+ * so an arrival and the recv it belongs to always meet, whichever comes first. A held message is
+ * copied out of its bounce buffer (so the receive is re-posted at once, I5) into a heap array of at
+ * most the eager threshold; how many are held is bounded by the sender's eager credits
+ * ({@link EagerCredits}: a held message keeps its credit). A notice (a rendezvous send waiting for
+ * this message's meta) leaves its recv pending: the recv still waits for the data.
+ *
+ * <p>Sequence numbers are compared modulo 2^28 ({@link Wire32#SEQ_MASK}): an arrival for a number
+ * not yet posted is one of the next 2^27.
+ */
+final class Unexpected {
+    /** An arrival held for a recv not posted yet: its kind ({@link Wire32#EAGER_DATA}, ...) and bytes. */
+    record Held(int kind, byte[] data) {}
+
+    /**
+     * What {@link #arrive} returns for a notice that came after its recv was answered (its send found
+     * the meta while the notice was already on its way): nothing to do but return its credit.
+     */
+    static final Slot STALE = new Slot(-1, 0, 0);
+
+    private static final byte[] NONE = new byte[0];
+    private final HashMap<Integer, Slot> pending = new HashMap<>();
+    private final HashMap<Integer, Held> held = new HashMap<>();
+    private int nextRecv;
+    private long heldTotal;
+
+    /**
+     * A recv is posted with {@code slot}: numbers it ({@link Slot#msgSeq}, also written into its meta
+     * message {@code metaBuffer} if not null) and returns the arrival
+     * held for it (removed), or null. It stays pending unless a data or cancelled message was held.
+     */
+    synchronized Held post(Slot slot, MemorySegment metaBuffer) {
+        int k = nextRecv++ & Wire32.SEQ_MASK;
+        slot.msgSeq = k;
+        if (metaBuffer != null) {
+            Wire32.writeMetaSeq(metaBuffer, k); // before the recv is pending: a notice may send the meta at once
+        }
+        Held h = held.remove(k);
+        if (h == null || h.kind() == Wire32.EAGER_NOTICE) {
+            pending.put(k, slot);
+        }
+        return h;
+    }
+
+    /**
+     * An arrival of {@code kind} for message {@code seq}: returns its pending recv (removed from the
+     * pending ones, except for a notice), or holds it (copying {@code payload}) and returns null;
+     * {@link #STALE} for a notice whose recv no longer waits.
+     *
+     * @throws IllegalStateException for a message whose recv was posted and is no longer pending
+     *                               (a duplicate or a stray: a protocol error)
+     */
+    synchronized Slot arrive(int seq, int kind, MemorySegment payload) {
+        Slot s = kind == Wire32.EAGER_NOTICE ? pending.get(seq) : pending.remove(seq);
+        if (s != null) {
+            return s;
+        }
+        if (((seq - nextRecv) & Wire32.SEQ_MASK) >= (1 << 27)) {
+            if (kind == Wire32.EAGER_NOTICE) {
+                return STALE;
+            }
+            throw new IllegalStateException("eager message " + seq + " for a recv no longer waiting (next recv "
+                    + (nextRecv & Wire32.SEQ_MASK) + ")");
+        }
+        if (held.containsKey(seq)) {
+            throw new IllegalStateException("a second eager message " + seq + " before its recv");
+        }
+        held.put(seq, new Held(kind, payload == null || payload.byteSize() == 0 ? NONE
+                : payload.toArray(ValueLayout.JAVA_BYTE)));
+        heldTotal++;
+        return null;
+    }
+
+    /** A recv's data came another way (a rendezvous write): it is no longer pending. */
+    synchronized void forget(Slot slot) {
+        pending.remove(slot.msgSeq, slot);
+    }
+
+    /** Closing or failed: drops every held message; how many. Pending recvs are failed by their ops. */
+    synchronized int clear() {
+        int n = held.size();
+        held.clear();
+        pending.clear();
+        return n;
+    }
+
+    synchronized int held() {
+        return held.size();
+    }
+
+    synchronized int pending() {
+        return pending.size();
+    }
+
+    /** Messages held since the start. */
+    synchronized long heldTotal() {
+        return heldTotal;
+    }
+}

@@ -1,0 +1,150 @@
+package io.slime4j.endpoint;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+@Timeout(value = 20, unit = TimeUnit.SECONDS)
+class UnexpectedTest {
+    private final Unexpected table = new Unexpected();
+
+    private static Slot slot(int i) {
+        return new Slot(i, 1, 0);
+    }
+
+    private static MemorySegment bytes(int n, int value) {
+        MemorySegment s = Arena.ofAuto().allocate(n);
+        s.fill((byte) value);
+        return s;
+    }
+
+    @Test
+    void recvsAreNumberedInCallOrder_andAnArrivalFindsItsPendingRecv() {
+        Slot r0 = slot(0);
+        Slot r1 = slot(1);
+        assertThat(table.post(r0, null)).isNull();
+        assertThat(table.post(r1, null)).isNull();
+        assertThat(r0.msgSeq).isZero();
+        assertThat(r1.msgSeq).isEqualTo(1);
+        assertThat(table.arrive(1, Wire32.EAGER_DATA, bytes(4, 1))).isSameAs(r1);
+        assertThat(table.arrive(0, Wire32.EAGER_DATA, bytes(4, 1))).isSameAs(r0);
+        assertThat(table.pending()).isZero();
+    }
+
+    @Test
+    void aMessageBeforeItsRecvIsHeldCopied_andTheRecvTakesIt() {
+        MemorySegment bounce = bytes(8, 7);
+        assertThat(table.arrive(0, Wire32.EAGER_DATA, bounce)).isNull();
+        bounce.fill((byte) 0); // the bounce buffer is re-posted: the held copy must not change
+        assertThat(table.held()).isEqualTo(1);
+        Unexpected.Held h = table.post(slot(0), null);
+        assertThat(h.kind()).isEqualTo(Wire32.EAGER_DATA);
+        assertThat(h.data()).containsOnly((byte) 7).hasSize(8);
+        assertThat(table.held()).isZero();
+        assertThat(table.pending()).as("answered: not pending").isZero();
+    }
+
+    @Test
+    void aNoticeLeavesItsRecvPending_aHeldNoticeToo() {
+        Slot r0 = slot(0);
+        table.post(r0, null);
+        assertThat(table.arrive(0, Wire32.EAGER_NOTICE, null)).isSameAs(r0);
+        assertThat(table.pending()).isEqualTo(1);
+        assertThat(table.arrive(1, Wire32.EAGER_NOTICE, null)).isNull();
+        Slot r1 = slot(1);
+        assertThat(table.post(r1, null).kind()).isEqualTo(Wire32.EAGER_NOTICE);
+        assertThat(table.pending()).isEqualTo(2);
+        table.forget(r0);
+        table.forget(r1);
+        assertThat(table.pending()).isZero();
+    }
+
+    @Test
+    void aNoticeForARecvAlreadyAnsweredIsStale_aDataMessageForOneIsAProtocolError() {
+        Slot r0 = slot(0);
+        table.post(r0, null);
+        table.forget(r0); // its rendezvous data came
+        assertThat(table.arrive(0, Wire32.EAGER_NOTICE, null)).isSameAs(Unexpected.STALE);
+        assertThatThrownBy(() -> table.arrive(0, Wire32.EAGER_DATA, bytes(1, 1)))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("no longer waiting");
+        table.arrive(5, Wire32.EAGER_DATA, bytes(1, 1));
+        assertThatThrownBy(() -> table.arrive(5, Wire32.EAGER_DATA, bytes(1, 1)))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("second");
+    }
+
+    @Test
+    void theRecvsNumberIsWrittenIntoItsMetaBeforeItIsPending() {
+        MemorySegment meta = Arena.ofAuto().allocate(Wire32.META_BYTES);
+        Wire32.writeMeta(meta, new Wire32.Meta(3, 4, 5, 6, 0));
+        table.post(slot(0), null);
+        table.post(slot(1), meta);
+        assertThat(Wire32.readMeta(meta).seq()).isEqualTo(1);
+        assertThat(Wire32.readMeta(meta).length()).isEqualTo(6);
+    }
+
+    @Test
+    void numbersWrapModulo2To28() {
+        for (int i = 0; i < 3; i++) {
+            table.post(slot(0), null);
+            table.forget(slot(0));
+        }
+        Slot last = slot(1);
+        table.post(last, null);
+        assertThat(last.msgSeq).isEqualTo(3);
+        assertThat(Wire32.eagerSeq(Wire32.eagerImm(Wire32.EAGER_DATA, (1 << 28) + 3))).isEqualTo(3);
+    }
+
+    @Test
+    void clearDropsHeldMessagesAndSaysHowMany() {
+        table.arrive(0, Wire32.EAGER_DATA, bytes(2, 1));
+        table.arrive(1, Wire32.EAGER_CANCELLED, null);
+        assertThat(table.clear()).isEqualTo(2);
+        assertThat(table.held()).isZero();
+    }
+
+    @Test
+    void arrivalsAndRecvsRacingAlwaysMeet() throws Exception {
+        int n = 20_000;
+        Slot[] slots = new Slot[n];
+        AtomicInteger matched = new AtomicInteger();
+        CountDownLatch start = new CountDownLatch(1);
+        Thread recvs = Thread.ofPlatform().start(() -> {
+            await(start);
+            for (int i = 0; i < n; i++) {
+                slots[i] = slot(i % 64);
+                if (table.post(slots[i], null) != null) {
+                    matched.incrementAndGet();
+                }
+            }
+        });
+        Thread arrivals = Thread.ofPlatform().start(() -> {
+            await(start);
+            for (int i = 0; i < n; i++) {
+                if (table.arrive(i, Wire32.EAGER_DATA, null) != null) {
+                    matched.incrementAndGet();
+                }
+            }
+        });
+        start.countDown();
+        recvs.join();
+        arrivals.join();
+        assertThat(matched.get()).isEqualTo(n);
+        assertThat(table.held()).isZero();
+        assertThat(table.pending()).isZero();
+    }
+
+    private static void await(CountDownLatch l) {
+        try {
+            l.await();
+        } catch (InterruptedException e) {
+            throw new AssertionError(e);
+        }
+    }
+}
