@@ -173,6 +173,12 @@ final class PacketDispatcher implements PlacingPacketHandler {
     }
 
     @Override
+    public long placementRoom() {
+        SoftQueuePair qp = placedQp;
+        return qp == null || placement == null ? 0 : qp.responder().placementRoom();
+    }
+
+    @Override
     public int predictedPayloadLength() {
         return placement == null ? 0 : placement.length();
     }

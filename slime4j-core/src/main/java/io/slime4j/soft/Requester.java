@@ -16,8 +16,6 @@ import io.slime4j.verbs.WcStatus;
  * Progress agent thread only.
  */
 final class Requester {
-    private static final int BURST = 64;
-
     private final SoftQueuePair qp;
     private final SoftDevice device;
     private final QpConfig config;
@@ -28,6 +26,8 @@ final class Requester {
     private final SendProgress progress;
     private final Transmitter transmitter;
     private final CounterSet counters;
+    /** Packets per duty cycle and kind at most ({@link SendBurst}). */
+    private final int burst;
 
     Requester(SoftQueuePair qp, SoftDevice device, OutboundStream stream, CongestionControl congestion,
               LossRecovery loss, ResponseQueue responses, SendProgress progress, Transmitter transmitter) {
@@ -41,6 +41,7 @@ final class Requester {
         this.progress = progress;
         this.transmitter = transmitter;
         this.counters = qp.countersSet();
+        this.burst = SendBurst.packets(config.mtu() + HEADER_LENGTH, device.maxPacketSize());
     }
 
     /**
@@ -70,7 +71,7 @@ final class Requester {
             return 0;
         }
         int sent = 0;
-        while (sent < BURST && canSendNew()) {
+        while (sent < burst && canSendNew()) {
             if (progress.sqStarted == qp.sqPosted()) {
                 break;
             }
@@ -168,7 +169,7 @@ final class Requester {
                 return sent;
             }
             sent++;
-        } while (!w.allSent && sent < BURST && canSendNew());
+        } while (!w.allSent && sent < burst && canSendNew());
         return sent;
     }
 
@@ -177,7 +178,7 @@ final class Requester {
     private int sendResponses(long now) {
         int sent = 0;
         int mtu = config.mtu();
-        while (sent < BURST && canSendNew() && !responses.isEmpty()) {
+        while (sent < burst && canSendNew() && !responses.isEmpty()) {
             ResponseJob j = responses.peek();
             int type = j.atomic ? TYPE_ATOMIC_RESP : TYPE_READ_RESP;
             int payload = j.atomic ? 0 : Math.min(mtu, j.length - j.queued);
@@ -209,7 +210,7 @@ final class Requester {
 
     private int sendRetransmits(long now) {
         int sent = 0;
-        while (sent < BURST && stream.hasRetransmits()) {
+        while (sent < burst && stream.hasRetransmits()) {
             SendSegment s = stream.pollRetransmit();
             if (s.acked || s.sacked || !stream.inWindow(s.psn)) {
                 continue;

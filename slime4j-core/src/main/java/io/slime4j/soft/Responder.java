@@ -371,6 +371,15 @@ final class Responder implements Transmitter.PiggyBack {
         return placement.accept(d, payload, access);
     }
 
+    /**
+     * Right after {@link #placement} accepted a packet: the bytes from its place on that may be
+     * written ahead of their packets (see {@link WritePlacement#room}); only its own payload while
+     * packets are held ahead of order.
+     */
+    long placementRoom() {
+        return inbound.hasHoles() ? placement.length() : placement.room();
+    }
+
     /** After the placed packet was executed: where the rest of its write goes next (see {@link WritePlacement#predictNext}). */
     WritePlacement predictNext() {
         return placement.predictNext(inbound.expectedPsn(), inbound.hasHoles());

@@ -42,6 +42,17 @@ final class WritePlacement {
     }
 
     /**
+     * Right after {@link #accept}: the bytes from {@link #offset()} to the end of the message's
+     * target. Like a prediction (see {@link #predictNext}) these belong to the write in progress,
+     * undefined until it completes, and none of its packets covering them has been executed (the
+     * accepted packet is the next in order) or, when nothing is held ahead of order, placed; so the
+     * wire may receive datagrams that follow the accepted one there before it knows which they are.
+     */
+    long room() {
+        return (long) messageLength - messageOffset;
+    }
+
+    /**
      * After the packet accepted last was executed: where the next packet of the same write will
      * go, so that the wire may receive the next datagram there without looking at its header
      * first. The place is the message's next {@code MTU} bytes (the sender's MTU: the size of this

@@ -40,6 +40,20 @@ public interface PlacingPacketHandler extends PacketHandler {
     void onPlacedPacket(MemorySegment packet, int length, WireAddress from);
 
     /**
+     * After {@link #place} said yes: how many bytes from {@link #placementOffset()} on the handler
+     * may have written before it has seen the datagrams that own them (at least the accepted
+     * datagram's payload; e.g. the rest of the RDMA write in progress, undefined until it
+     * completes). A wire that received several datagrams coalesced may receive the payloads of
+     * those behind the accepted one there, back to back, and then hands each over only after
+     * {@link #predictNext} and {@link #confirm} agree it is the one whose place it took (copying it
+     * back behind its header otherwise, as after a wrong prediction). The default allows nothing
+     * beyond the accepted datagram.
+     */
+    default long placementRoom() {
+        return 0;
+    }
+
+    /**
      * After {@link #onPlacedPacket}: whether the next datagram may be received at a guessed
      * place without peeking at its header first, because the handler may have any bytes written
      * there (e.g. the rest of the RDMA write in progress, whose target is undefined until the write

@@ -94,7 +94,7 @@ final class NativeUdpSocket extends UdpSocket {
         sourceAddress = arena.allocate(Libc.SOCKADDR_SIZE, 8);
         sourceLength = arena.allocate(4, 4);
         receiveMessage = arena.allocate(Libc.MSGHDR_SIZE, 8);
-        receiveIov = arena.allocate(Libc.IOVEC.byteSize() * 3, 8);
+        receiveIov = arena.allocate(Libc.IOVEC.byteSize() * (2 * MAX_SCATTERED + 1), 8);
         receiveControl = arena.allocate(64, 8);
         burst = new GsoBurst(family);
         receiveMessage.set(LONG, Libc.MSG_NAME, sourceAddress.address());
@@ -595,6 +595,50 @@ final class NativeUdpSocket extends UdpSocket {
         receiveIov.set(LONG, 32, rest > 0 ? header.address() + headerLength + payloadLength : 0);
         receiveIov.set(LONG, 40, Math.max(0, rest));
         return recvmsg(Libc.MSG_TRUNC);
+    }
+
+    /**
+     * Receives a coalesced run of {@code count} datagrams of {@code stride} bytes each (the last
+     * one's payload {@code lastPayload} bytes) with each datagram's header at {@code i * stride} in
+     * {@code buffer}, where a whole receive would put it, and the payloads back to back in
+     * {@code target} from {@code offset}: one {@code recvmsg} with two iovecs per datagram. Anything
+     * beyond goes behind the last header in {@code buffer}.
+     */
+    @Override
+    InetSocketAddress receiveScattered(MemorySegment buffer, int headerLength, int stride, int count, int lastPayload,
+                                       MemorySegment target, long offset) throws IOException {
+        int payload = stride - headerLength;
+        long payloads = (long) (count - 1) * payload + lastPayload;
+        if (count < 1 || count > MAX_SCATTERED || headerLength < 0 || payload <= 0 || lastPayload <= 0
+                || lastPayload > payload || (long) (count - 1) * stride + headerLength > buffer.byteSize() || offset < 0
+                || offset > target.byteSize() - payloads) {
+            throw new IndexOutOfBoundsException("run of " + count + " x " + stride + " (header " + headerLength
+                    + ", last payload " + lastPayload + ") into " + buffer.byteSize() + ", payloads " + offset + "+"
+                    + payloads + " of " + target.byteSize());
+        }
+        if (!buffer.isNative() || !target.isNative() || !target.scope().isAlive()) {
+            throw new IllegalStateException("split receive needs live native segments");
+        }
+        long header = buffer.address();
+        long place = target.address() + offset;
+        long at = 0;
+        for (int i = 0; i < count; i++) {
+            receiveIov.set(LONG, at, header + (long) i * stride);
+            receiveIov.set(LONG, at + 8, headerLength);
+            receiveIov.set(LONG, at + 16, place + (long) i * payload);
+            receiveIov.set(LONG, at + 24, i == count - 1 ? lastPayload : payload);
+            at += 32;
+        }
+        long tail = (long) (count - 1) * stride + headerLength;
+        long rest = buffer.byteSize() - tail;
+        receiveIov.set(LONG, at, rest > 0 ? header + tail : 0);
+        receiveIov.set(LONG, at + 8, Math.max(0, rest));
+        receiveMessage.set(LONG, Libc.MSG_IOVLEN, 2L * count + 1);
+        try {
+            return recvmsg(Libc.MSG_TRUNC);
+        } finally {
+            receiveMessage.set(LONG, Libc.MSG_IOVLEN, 3);
+        }
     }
 
     /** One {@code recvmsg} into {@link #receiveIov}; on a GRO socket reads the segment size from the control message. */

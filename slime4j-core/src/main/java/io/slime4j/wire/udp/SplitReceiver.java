@@ -109,6 +109,12 @@ final class SplitReceiver {
         }
         MemorySegment target = placing.placementSegment();
         long offset = placing.placementOffset();
+        if (segment > 0) {
+            int count = runLength(placing, length, segment, headerLength);
+            if (count > 1) {
+                return receiveRun(channel, placing, from, length, segment, count, target, offset);
+            }
+        }
         try {
             source = channel.receiveSplit(receiveSegment, headerLength, target, offset, first - headerLength);
         } catch (IOException e) {
@@ -133,6 +139,88 @@ final class SplitReceiver {
             handedLast = 1 + port.handOver(placing, from, length, segment, 1); // behind the first, in the buffer
         }
         return PLACED;
+    }
+
+    /**
+     * How many datagrams of a coalesced receive of {@code length} bytes in {@code segment}-byte
+     * datagrams may be received with their payloads back to back from the place the handler just
+     * accepted the first one for; 0 when the run does not fit the room the handler allows there.
+     */
+    private static int runLength(PlacingPacketHandler placing, int length, int segment, int headerLength) {
+        int count = (length + segment - 1) / segment;
+        int last = length - (count - 1) * segment;
+        if (count < 2 || count > UdpSocket.MAX_SCATTERED || last <= headerLength) {
+            return 0;
+        }
+        long payloads = (long) (count - 1) * (segment - headerLength) + last - headerLength;
+        return placing.placementRoom() >= payloads ? count : 0;
+    }
+
+    /**
+     * Receives a coalesced run whose first datagram the handler placed with its payloads back to
+     * back at the place (one system call, every header where a whole receive would put it), then
+     * hands the datagrams over in order: the first as placed, each next one as placed if the handler
+     * predicts exactly its place and confirms it. From the first that is not confirmed on, the
+     * payloads are copied back behind their headers and the rest handed over whole (harmless, as
+     * after a wrong prediction: the handler allowed any bytes there, {@link
+     * PlacingPacketHandler#placementRoom}). Returns PLACED, NONE or DROPPED.
+     */
+    private int receiveRun(UdpSocket channel, PlacingPacketHandler placing, UdpAddress from, int length, int segment,
+                           int count, MemorySegment target, long offset) {
+        int headerLength = placing.headerLength();
+        int payload = segment - headerLength;
+        int last = length - (count - 1) * segment;
+        InetSocketAddress source;
+        try {
+            source = channel.receiveScattered(receiveSegment, headerLength, segment, count, last - headerLength, target,
+                    offset);
+        } catch (IOException e) {
+            port.receiveFailed(e);
+            return NONE;
+        } catch (RuntimeException e) {
+            receiveCounters.increment(UdpCounters.RECEIVE_ERRORS);
+            port.logReceiveError(e);
+            peekSkips = PEEK_BACKOFF;
+            return NOT_PLACED;
+        }
+        if (source == null) {
+            return NONE;
+        }
+        if (channel.receivedLength() != length || channel.segmentSize() != segment) { // cannot happen with one receiving thread
+            receiveCounters.increment(UdpCounters.RECEIVE_ERRORS);
+            return DROPPED;
+        }
+        predicted = false; // the next receive peeks: a prediction places only one datagram of a run
+        countPlaced(segment);
+        placing.onPlacedPacket(receiveSegment, segment, from);
+        for (int i = 1; i < count; i++) {
+            int n = i < count - 1 ? segment : last;
+            long at = offset + (long) i * payload;
+            MemorySegment header = port.slice(i, segment);
+            if (placing.predictNext() && placing.placementSegment() == target && placing.placementOffset() == at
+                    && placing.predictedPayloadLength() >= n - headerLength && placing.confirm(header, n, from)) {
+                receiveCounters.increment(UdpCounters.COALESCED_RECEIVED);
+                countPlaced(n);
+                placing.onPlacedPacket(header, n, from);
+                continue;
+            }
+            for (int j = i; j < count; j++) { // the buffer holds the rest of the receive again, in order
+                MemorySegment.copy(target, offset + (long) j * payload, receiveSegment, (long) j * segment + headerLength,
+                        (j < count - 1 ? segment : last) - headerLength);
+            }
+            predictSkips = PREDICT_BACKOFF;
+            handedLast = i + port.handOver(placing, from, length, segment, i);
+            return PLACED;
+        }
+        receiveCounters.increment(UdpCounters.GRO_RECEIVES);
+        handedLast = count;
+        return PLACED;
+    }
+
+    private void countPlaced(int length) {
+        receiveCounters.increment(UdpCounters.DATAGRAMS_RECEIVED);
+        receiveCounters.add(UdpCounters.BYTES_RECEIVED, length);
+        receiveCounters.increment(UdpCounters.PLACED_RECEIVED);
     }
 
     /** Hands over a placed datagram and asks the handler where the next one goes. */

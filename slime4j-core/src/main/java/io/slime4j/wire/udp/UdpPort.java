@@ -512,7 +512,7 @@ public final class UdpPort implements WirePort {
     }
 
     /** The receive buffer from datagram {@code index} of a coalesced receive of {@code segment}-byte datagrams. */
-    private MemorySegment slice(int index, int segment) {
+    MemorySegment slice(int index, int segment) {
         if (index == 0) {
             return receiveSegment;
         }

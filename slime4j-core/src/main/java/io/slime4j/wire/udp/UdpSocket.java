@@ -141,6 +141,24 @@ abstract class UdpSocket {
         throw new UnsupportedOperationException("this socket cannot split datagrams");
     }
 
+    /** The most datagrams {@link #receiveScattered} takes in one receive (the kernel's GRO coalesces at most 64). */
+    static final int MAX_SCATTERED = 64;
+
+    /**
+     * Receives the next datagram, a coalesced run of {@code count} datagrams of {@code stride}
+     * bytes (the last one's payload {@code lastPayload} bytes), split: the header of datagram
+     * {@code i} into {@code buffer} at {@code i * stride}, its payload into {@code target} at
+     * {@code offset + i * (stride - headerLength)}, so that the payloads lie back to back.
+     *
+     * @return its source, or null if none was waiting; its whole length (all datagrams) is then
+     *         {@link #receivedLength()}
+     * @throws IOException on a failure, including a closed socket
+     */
+    InetSocketAddress receiveScattered(MemorySegment buffer, int headerLength, int stride, int count, int lastPayload,
+                                       MemorySegment target, long offset) throws IOException {
+        throw new UnsupportedOperationException("this socket cannot split datagrams");
+    }
+
     /** Length of the datagram the last {@link #receive} returned. */
     abstract int receivedLength();
 
