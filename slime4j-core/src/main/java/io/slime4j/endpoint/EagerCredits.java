@@ -18,7 +18,7 @@ import java.util.concurrent.TimeUnit;
  * and the message was taken: copied into its recv, dropped, or — for a message that came before its
  * recv — only when that recv takes it ({@link #consumed}); a held message keeps its credit, which is
  * what bounds the memory of held messages and back-pressures a sender whose peer posts no recvs.
- * Returns are batched: one message per quarter of the window (at least one credit), at most
+ * Returns are batched: one message per eighth of the window (at least one credit), at most
  * {@link EndpointConfig#CREDIT_RESERVE} unacknowledged (the meta send queue and the peer's meta
  * window keep that much room); a batch that could not go waits for the next credit message's
  * completion. Batching cannot starve a sender: if it holds no credit, all {@code window} are at the
@@ -47,7 +47,7 @@ final class EagerCredits {
     /** At connect: the peer's eager window is what this side may spend; this side's sets the batch. */
     void connected(int peerWindow, int ownWindow) {
         synchronized (lock) {
-            returnBatch = Math.max(1, ownWindow / 4);
+            returnBatch = Math.max(1, ownWindow / 8);
         }
         peer.release(peerWindow);
     }

@@ -37,8 +37,8 @@ class EagerCreditsTest {
     }
 
     @Test
-    void aReceiverReturnsCreditsInBatchesOfAQuarterWindow() {
-        credits.connected(32, 32); // batch 8
+    void aReceiverReturnsCreditsInBatchesOfAnEighthOfItsWindow() {
+        credits.connected(64, 64); // batch 8
         credits.consumed(7);
         assertThat(sent).isEmpty();
         assertThat(credits.unreturned()).isEqualTo(7);
