@@ -84,17 +84,22 @@ class DutyCycleTest {
     void waitingForCyclesCountsTheCyclesOfWhicheverThreadRunsThem() throws Exception {
         DutyCycle duty = new DutyCycle(now -> 0, true, RETHROW);
         AtomicInteger nudges = new AtomicInteger();
-        // the "agent" here is the nudge: each nudge runs one cycle on the waiting thread's behalf
+        java.util.concurrent.atomic.AtomicBoolean waited = new java.util.concurrent.atomic.AtomicBoolean();
+        // a waiter of a busy-polling device runs the cycles until the wait below has seen two of them
+        // (it stopped after three nudges before: a driver thread that started late then ran none)
         Thread driver = Thread.ofPlatform().start(() -> {
             try {
-                duty.driveUntil(() -> nudges.get() >= 3, System.nanoTime() + TimeUnit.SECONDS.toNanos(5));
+                duty.driveUntil(waited::get, System.nanoTime() + TimeUnit.SECONDS.toNanos(5));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
         });
-        assertThat(duty.awaitCycles(2, TimeUnit.SECONDS.toNanos(5), nudges::incrementAndGet, () -> true)).isTrue();
+        boolean counted = duty.awaitCycles(2, TimeUnit.SECONDS.toNanos(5), nudges::incrementAndGet, () -> true);
+        waited.set(true);
         driver.join();
+        assertThat(counted).isTrue();
         assertThat(duty.completed()).isGreaterThanOrEqualTo(2);
+        assertThat(duty.byWaiters()).as("the cycles were the driving waiter's").isEqualTo(duty.completed());
     }
 
     @Test
