@@ -98,9 +98,7 @@ public record EndpointConfig(String name, int qps, int ioSlots, int requestsPerS
     /**
      * Eager credits an endpoint with {@code messageSlots} gives its peer: the data-window receives it
      * adds for eager messages (and notices) beyond the rendezvous ones: as many as its
-     * recv slots, at most 128. With 32 (when a 32-message window of 32 B sends exhausted it and waited
-     * for returns) the 32 B rate was 24-26 k msg/s, with 64 31-39 k, and 1 KiB 40-48 k against 90-126 k
-     * (docs/PERFORMANCE.md, eager messages).
+     * recv slots, at most 128 (32 starved a sender of small messages: docs/PERFORMANCE.md).
      */
     static int eagerWindow(int messageSlots) {
         return Math.min(messageSlots, 128);
@@ -161,7 +159,7 @@ public record EndpointConfig(String name, int qps, int ioSlots, int requestsPerS
                     + ") is the keepalive probe's deadline and needs keepalive on, but keepalive is zero (off)");
         }
         range("eagerThreshold", eagerThreshold, 0, MAX_EAGER_THRESHOLD);
-        // the ranges above keep completionQueueCapacity(...) below 2^24 (at most about 12.7 million)
+        // the ranges above keep WindowSizes.completionQueue(...) below 2^24 (at most about 12.7 million)
     }
 
     /** The selector factory in use: {@link #selector()}, or the default for {@link #qps()}. */
@@ -201,18 +199,6 @@ public record EndpointConfig(String name, int qps, int ioSlots, int requestsPerS
             units += Math.min(1L << i, QpConfig.MAX_BACKOFF);
         }
         return qp.ackTimeout().multipliedBy(units);
-    }
-
-    /**
-     * Completions that can be outstanding at once on one rail's completion queue, for {@code qps}
-     * lanes on it. Each lane counts two imm windows: while it is re-established ({@link LaneRecovery})
-     * it has two queue pairs, and the fresh pair's window can complete (the peer's write-with-imm, or
-     * its flush when the round is abandoned) while the old pair's flushes are still queued. Rail 0
-     * adds the message queue pairs' own reserves on top.
-     */
-    static long completionQueueCapacity(int qps, int sendQueueDepth, int immWindow, int messageSlots) {
-        return (long) qps * (sendQueueDepth + 2L * (immWindow + Transport.RQ_SLACK))
-                + 4L * (messageSlots + CREDIT_RESERVE + Transport.RQ_SLACK);
     }
 
     private static void range(String what, long v, long min, long max) {

@@ -78,7 +78,7 @@ final class Transport {
         this.devices = rails.toArray(new VerbsDevice[0]);
         this.pds = new ProtectionDomain[nRails];
         this.cqs = new CompletionQueue[nRails];
-        int metaDepth = metaWindowSize(c.messageSlots(), c.qps());
+        int metaDepth = WindowSizes.metaWindow(c.messageSlots(), c.qps());
         boolean ok = false;
         List<AutoCloseable> made = new ArrayList<>();
         try {
@@ -91,10 +91,9 @@ final class Transport {
             for (int r = 0; r < nRails; r++) {
                 pds[r] = devices[r].allocateProtectionDomain();
                 made.add(pds[r]);
-                cqs[r] = devices[r].createCompletionQueue((int) (EndpointConfig.completionQueueCapacity(
+                cqs[r] = devices[r].createCompletionQueue((int) (WindowSizes.completionQueue(
                         Math.max(1, lanesOn[r]), c.sendQueueDepth(), c.immWindow(), r == 0 ? c.messageSlots() : 0)
-                        + (r == 0 ? 4L * c.messageSlots() + KEEPALIVE_RESERVE + 4L * c.qps() // cancel notices, the probe, lane recovery
-                                + eagerCompletions(c) : 0)));
+                        + (r == 0 ? WindowSizes.railZeroExtra(c) : 0)));
                 made.add(cqs[r]);
             }
             ioConfig = c.qpTemplate().toBuilder().signalAll(false) // IoSendQueue signals selectively
@@ -111,7 +110,7 @@ final class Transport {
             meta = devices[0].createQueuePair(pds[0], base.sendQueueDepth(metaDepth + KEEPALIVE_RESERVE)
                     .recvQueueDepth(metaDepth + RQ_SLACK).build(), cqs[0], cqs[0]);
             made.add(meta);
-            int dataDepth = dataWindowSize(c);
+            int dataDepth = WindowSizes.dataWindow(c);
             data = devices[0].createQueuePair(pds[0], base.sendQueueDepth(2 * c.messageSlots()) // data and a notice per send slot
                     .recvQueueDepth(dataDepth + RQ_SLACK).build(), cqs[0], cqs[0]);
             made.add(data);
@@ -163,35 +162,6 @@ final class Transport {
     /** Whether rail {@code r} has anything to dispatch (a lane, or the message queue pairs). */
     boolean railInUse(int r) {
         return r == 0 || r < io.length;
-    }
-
-    /**
-     * Receives of the meta window (and entries of the meta send queue): per recv slot of the peer
-     * (at most as many as here) up to three messages can wait unprocessed — a cancel notice of its
-     * previous lease, its meta and its own cancel notice (a slot's next meta needs its previous one
-     * processed, which comes after that lease's notice was sent) — plus
-     * {@link EndpointConfig#CREDIT_RESERVE} credit messages and the lane-recovery messages
-     * ({@link LaneRecovery#META_RESERVE_PER_LANE} per lane).
-     */
-    static int metaWindowSize(int messageSlots, int qps) {
-        return 3 * messageSlots + 2 * EndpointConfig.CREDIT_RESERVE + LaneRecovery.META_RESERVE_PER_LANE * qps;
-    }
-
-    /**
-     * Receives of the data window: one per recv slot (the peer's rendezvous writes: each answers a
-     * meta of a leased recv slot, released only after that arrival was dispatched) plus, with eager
-     * messages on, the eager credits this endpoint gives its peer ({@link EagerCredits}: each eager
-     * message or notice holds one until its receive was re-posted and the message taken).
-     */
-    static int dataWindowSize(EndpointConfig c) {
-        return c.messageSlots() + (c.eagerThreshold() > 0 ? EndpointConfig.eagerWindow(c.messageSlots()) : 0);
-    }
-
-    /** Rail-0 completions eager messages add: the larger data window, a notice per send slot, credit returns. */
-    private static long eagerCompletions(EndpointConfig c) {
-        return c.eagerThreshold() > 0
-                ? 2L * EndpointConfig.eagerWindow(c.messageSlots()) + c.messageSlots() + 2L * EndpointConfig.CREDIT_RESERVE
-                : 0;
     }
 
     /** Offset in the control region of recv slot meta buffers (the first bytes). */

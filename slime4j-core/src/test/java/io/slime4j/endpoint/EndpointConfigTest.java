@@ -41,7 +41,7 @@ class EndpointConfigTest {
         assertThatThrownBy(() -> EndpointConfig.builder().pollTimeout(Duration.ofMinutes(1)).build())
                 .hasMessageContaining("pollTimeout");
         assertThatThrownBy(() -> EndpointConfig.builder().qpTemplate(null).build()).hasMessageContaining("qpTemplate");
-        assertThat(EndpointConfig.completionQueueCapacity(64, 65536, 65535, 1 << 14)).isLessThan(1 << 24);
+        assertThat(WindowSizes.completionQueue(64, 65536, 65535, 1 << 14)).isLessThan(1 << 24);
     }
 
     @Test
