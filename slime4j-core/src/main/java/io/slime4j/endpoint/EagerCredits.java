@@ -62,13 +62,11 @@ final class EagerCredits {
         return peer.tryAcquire();
     }
 
-    /** A credit taken but not spent. */
-    void giveBack() {
-        peer.release();
-    }
-
-    /** The peer returned {@code n} credits. */
-    void returned(int n) {
+    /**
+     * Frees {@code n} credits that came back (returned by the peer or taken and not spent) for any
+     * sender. {@link EagerPath} calls it only for what its queued notices did not take first.
+     */
+    void free(int n) {
         peer.release(n);
     }
 

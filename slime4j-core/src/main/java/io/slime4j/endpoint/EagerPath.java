@@ -6,7 +6,6 @@ import io.slime4j.verbs.WorkCompletion;
 import io.slime4j.verbs.WorkRequest;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.util.ArrayDeque;
 
 /**
  * Eager messages (issue 19, item 4): a {@code send} of at most the eager threshold goes in one trip,
@@ -49,7 +48,7 @@ final class EagerPath {
     private final WorkRequest[] noticeWrs;
     private final WorkRequest creditWr = new WorkRequest();
     private final WorkRequest metaWr = new WorkRequest();
-    private final ArrayDeque<Slot> notices = new ArrayDeque<>();
+    private final NoticeQueue notices;
 
     EagerPath(Lifecycle lifecycle, EndpointConfig config, Transport transport, Router router, SlotPool sendPool,
               SlotPool recvPool, SlotReleaser releaser, Anomalies anomalies, Stats stats, BackPressure backPressure) {
@@ -66,6 +65,7 @@ final class EagerPath {
         this.ownThreshold = config.eagerThreshold();
         this.ownWindow = EndpointConfig.eagerWindow(config.messageSlots());
         this.credits = new EagerCredits(this::returnCredits);
+        this.notices = new NoticeQueue(credits, this::postNotice);
         this.dataWrs = new WorkRequest[sendPool.capacity()];
         this.noticeWrs = new WorkRequest[sendPool.capacity()];
         for (int i = 0; i < dataWrs.length; i++) {
@@ -112,14 +112,14 @@ final class EagerPath {
         try {
             lifecycle.checkUsable(); // close() and a failure wake waiters with spare permits
         } catch (RuntimeException e) {
-            credits.giveBack();
+            creditsBack(1);
             throw e;
         }
     }
 
     /** A credit taken for a send that never went. */
     void giveBack() {
-        credits.giveBack();
+        creditsBack(1);
     }
 
     /** The gate of an eager send opened: its data (or its cancellation) leaves, with its credit. */
@@ -144,7 +144,7 @@ final class EagerPath {
             transport.data.postSend(wr);
             stats.eagerSent.increment();
         } catch (RuntimeException e) {
-            credits.giveBack();
+            creditsBack(1);
             if (op != null) {
                 op.fail(WcStatus.GENERAL_ERR, "endpoint " + name + ": posting an eager send failed: " + e.getMessage());
             }
@@ -160,29 +160,13 @@ final class EagerPath {
         if (!slot.extend()) {
             return;
         }
-        synchronized (notices) {
-            notices.add(slot);
-        }
-        drainNotices();
-    }
-
-    private void drainNotices() {
-        for (;;) {
-            Slot s;
-            synchronized (notices) {
-                if (notices.isEmpty() || !credits.tryAcquire()) {
-                    return;
-                }
-                s = notices.poll();
-            }
-            postNotice(s);
-        }
+        notices.add(slot);
     }
 
     private void postNotice(Slot s) {
         OpState op = s.tenant();
         if (s.meta != null || op == null) { // matched meanwhile: not needed
-            credits.giveBack();
+            creditsBack(1);
             releaser.countDown(sendPool, s, 1);
             return;
         }
@@ -192,7 +176,7 @@ final class EagerPath {
             transport.data.postSend(wr);
             stats.noticesSent.increment();
         } catch (RuntimeException e) {
-            credits.giveBack();
+            creditsBack(1);
             releaser.countDown(sendPool, s, 1);
         }
     }
@@ -204,8 +188,12 @@ final class EagerPath {
 
     /** Dispatch thread: the peer returned credits; waiting notices go first. */
     void creditsReturned(int n) {
-        credits.returned(n);
-        drainNotices();
+        creditsBack(n);
+    }
+
+    /** Every credit that comes back goes through {@link NoticeQueue#back}: waiting notices first. */
+    private void creditsBack(int n) {
+        notices.back(n);
     }
 
     // ---- receiving ----
@@ -361,16 +349,7 @@ final class EagerPath {
      */
     void end() {
         stats.eagerDropped.add(unexpected.clear());
-        for (;;) {
-            Slot s;
-            synchronized (notices) {
-                s = notices.poll();
-            }
-            if (s == null) {
-                break;
-            }
-            releaser.countDown(sendPool, s, 1);
-        }
+        notices.clear(s -> releaser.countDown(sendPool, s, 1));
         credits.wake();
     }
 }
