@@ -66,6 +66,9 @@ final class EagerPath {
         this.ownWindow = EndpointConfig.eagerWindow(config.messageSlots());
         this.credits = new EagerCredits(this::returnCredits);
         this.notices = new NoticeQueue(credits, this::postNotice);
+        if (ownThreshold > 0) {
+            releaser.forgetOnRelease(recvPool, unexpected::forget);
+        }
         this.dataWrs = new WorkRequest[sendPool.capacity()];
         this.noticeWrs = new WorkRequest[sendPool.capacity()];
         for (int i = 0; i < dataWrs.length; i++) {
@@ -309,7 +312,11 @@ final class EagerPath {
             if (!lifecycle.isEnding()) {
                 anomalies.protocolError("endpoint " + name + ": could not send a late meta: " + e.getMessage());
             }
-            releaser.countDown(recvPool, s, 1);
+            if (op != null) { // no data will come for a meta that never went: the recv ends now
+                op.fail(WcStatus.GENERAL_ERR, "endpoint " + name + ": posting the late meta of recv op " + op.seq
+                        + " failed: " + e.getMessage());
+            }
+            releaser.countDown(recvPool, s, s.remaining());
         }
     }
 
