@@ -229,7 +229,9 @@ final class EagerPath {
     /**
      * Dispatch thread, before the receive is re-posted: matches an eager arrival with its recv and
      * copies the payload out of {@code bounce} (into the recv's buffer, or held). Returns the recv's
-     * slot for {@link #finish}, or null when held (or a protocol error).
+     * slot for {@link #finish}, null when held, or {@link Unexpected#STALE} when only the credit is to
+     * be returned (a stale notice or a protocol error) — by {@link #finish}, once the receive was
+     * re-posted (I5).
      */
     Slot take(WorkCompletion wc, MemorySegment bounce) {
         int imm = wc.immediate();
@@ -241,16 +243,14 @@ final class EagerPath {
                     kind == Wire32.EAGER_DATA && bounce != null ? bounce.asSlice(0, len) : null);
         } catch (IllegalStateException e) {
             anomalies.protocolError("endpoint " + name + ": " + e.getMessage());
-            credits.consumed(1);
-            return null;
+            return Unexpected.STALE; // its credit goes back in finish, after the re-post (I5)
         }
         if (s == null) {
             stats.eagerHeld.increment();
             return null;
         }
         if (s == Unexpected.STALE) {
-            credits.consumed(1);
-            return null;
+            return s; // its credit goes back in finish, after the re-post (I5)
         }
         OpState op = s.tenant();
         if (kind == Wire32.EAGER_DATA && op != null && !op.isDone() && len <= s.length && len > 0) {
@@ -265,6 +265,9 @@ final class EagerPath {
             return;
         }
         credits.consumed(1);
+        if (s == Unexpected.STALE) {
+            return;
+        }
         int kind = Wire32.eagerKind(wc.immediate());
         if (kind == Wire32.EAGER_NOTICE) {
             if (s.small && !s.lateMeta) {
