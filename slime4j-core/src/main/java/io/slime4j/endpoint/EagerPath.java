@@ -43,7 +43,7 @@ final class EagerPath {
     private final int ownWindow;
     private volatile int threshold;
     private final EagerCredits credits;
-    private final Unexpected unexpected = new Unexpected();
+    private final Unexpected unexpected;
     private final WorkRequest[] dataWrs;
     private final WorkRequest[] noticeWrs;
     private final WorkRequest creditWr = new WorkRequest();
@@ -64,6 +64,7 @@ final class EagerPath {
         this.backPressure = backPressure;
         this.ownThreshold = config.eagerThreshold();
         this.ownWindow = EndpointConfig.eagerWindow(config.messageSlots());
+        this.unexpected = new Unexpected(ownWindow);
         this.credits = new EagerCredits(this::returnCredits);
         this.notices = new NoticeQueue(credits, this::postNotice);
         if (ownThreshold > 0) {
@@ -115,14 +116,14 @@ final class EagerPath {
         try {
             lifecycle.checkUsable(); // close() and a failure wake waiters with spare permits
         } catch (RuntimeException e) {
-            creditsBack(1);
+            creditBack();
             throw e;
         }
     }
 
     /** A credit taken for a send that never went. */
     void giveBack() {
-        creditsBack(1);
+        creditBack();
     }
 
     /** The gate of an eager send opened: its data (or its cancellation) leaves, with its credit. */
@@ -147,7 +148,7 @@ final class EagerPath {
             transport.data.postSend(wr);
             stats.eagerSent.increment();
         } catch (RuntimeException e) {
-            creditsBack(1);
+            creditBack();
             if (op != null) {
                 op.fail(WcStatus.GENERAL_ERR, "endpoint " + name + ": posting an eager send failed: " + e.getMessage());
             }
@@ -169,7 +170,7 @@ final class EagerPath {
     private void postNotice(Slot s) {
         OpState op = s.tenant();
         if (s.meta != null || op == null) { // matched meanwhile: not needed
-            creditsBack(1);
+            creditBack();
             releaser.countDown(sendPool, s, 1);
             return;
         }
@@ -179,7 +180,7 @@ final class EagerPath {
             transport.data.postSend(wr);
             stats.noticesSent.increment();
         } catch (RuntimeException e) {
-            creditsBack(1);
+            creditBack();
             releaser.countDown(sendPool, s, 1);
         }
     }
@@ -189,14 +190,23 @@ final class EagerPath {
         releaser.countDown(sendPool, sendPool.slot(WrIds.slot(wc.wrId())), 1);
     }
 
-    /** Dispatch thread: the peer returned credits; waiting notices go first. */
+    /**
+     * Dispatch thread: the peer returned credits; waiting notices go first. More than this side spent
+     * and got back is bad network input: dropped and counted.
+     */
     void creditsReturned(int n) {
-        creditsBack(n);
+        if (!credits.returned(n)) {
+            anomalies.protocolError("endpoint " + name + ": the peer returned " + n + " eager credits, more than "
+                    + "it holds");
+            return;
+        }
+        notices.back(n);
     }
 
-    /** Every credit that comes back goes through {@link NoticeQueue#back}: waiting notices first. */
-    private void creditsBack(int n) {
-        notices.back(n);
+    /** A credit taken and not spent comes back through {@link NoticeQueue#back}: waiting notices first. */
+    private void creditBack() {
+        credits.untake();
+        notices.back(1);
     }
 
     // ---- receiving ----

@@ -43,6 +43,7 @@ final class NoticeQueue {
                     return;
                 }
                 n--;
+                credits.handOff();
             }
             post.accept(s);
         }

@@ -10,7 +10,10 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** {@link EagerPath#take} and {@link EagerPath#finish} on arrivals that only return their credit (I5). */
+/**
+ * {@link EagerPath#take} and {@link EagerPath#finish} on arrivals that only return their credit (I5), and
+ * credit returns from the peer that are bad network input.
+ */
 @Timeout(value = 10, unit = TimeUnit.SECONDS)
 class EagerPathTakeTest {
     private final Stats stats = new Stats();
@@ -50,5 +53,22 @@ class EagerPathTakeTest {
         assertThat(stats.protocolErrors.sum()).isEqualTo(1);
         eager.finish(taken, wc);
         assertThat(eager.credits().unreturned()).isEqualTo(1);
+    }
+
+    @Test
+    void aPeerReturningMoreCreditsThanItHoldsIsDroppedAndCounted_neverOverflowingTheSemaphore() {
+        eager.credits().connected(8, 64);
+        assertThat(eager.credits().tryAcquire()).isTrue();
+        assertThat(eager.credits().tryAcquire()).isTrue();
+        eager.creditsReturned(3);
+        eager.creditsReturned(Integer.MAX_VALUE);
+        eager.creditsReturned(-1);
+        assertThat(stats.protocolErrors.sum()).isEqualTo(3);
+        assertThat(eager.credits().available()).isEqualTo(6);
+        eager.creditsReturned(2);
+        assertThat(eager.credits().available()).isEqualTo(8);
+        eager.creditsReturned(1);
+        assertThat(eager.credits().available()).as("nothing was out").isEqualTo(8);
+        assertThat(stats.protocolErrors.sum()).isEqualTo(4);
     }
 }

@@ -11,7 +11,7 @@ class SlotReleaserTest {
     private final SlotReleaser releaser = new SlotReleaser(EndpointHooks.DEFAULT, new Stats(), null);
     private final SlotPool recvPool = new SlotPool("recv", 2, 1, 0);
     private final SlotPool sendPool = new SlotPool("send", 2, 1, 0);
-    private final Unexpected unexpected = new Unexpected();
+    private final Unexpected unexpected = new Unexpected(8);
 
     @Test
     void aRecvSlotReleasedWithoutItsEagerArrivalIsNoLongerPending_soALaterMessageIsHeldNotMisdelivered()
