@@ -2,6 +2,7 @@ package io.slime4j.endpoint;
 
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Flow control of eager messages (invariant I5 for the data window's eager part), both directions.
@@ -33,6 +34,8 @@ final class EagerCredits {
     }
 
     private final Semaphore peer = new Semaphore(0);
+    /** Credits taken (spent, or about to be) and not come back: what the peer may return at most. */
+    private final AtomicInteger taken = new AtomicInteger();
     private final Returner returner;
     private final Object lock = new Object();
     private int returnBatch = 1;
@@ -54,21 +57,54 @@ final class EagerCredits {
 
     /** Takes a credit, waiting up to {@code timeoutNanos}; false on timeout. */
     boolean acquire(long timeoutNanos) throws InterruptedException {
-        return peer.tryAcquire(timeoutNanos, TimeUnit.NANOSECONDS);
+        if (!peer.tryAcquire(timeoutNanos, TimeUnit.NANOSECONDS)) {
+            return false;
+        }
+        taken.incrementAndGet();
+        return true;
     }
 
     /** Takes a credit if one is free. */
     boolean tryAcquire() {
-        return peer.tryAcquire();
+        if (!peer.tryAcquire()) {
+            return false;
+        }
+        taken.incrementAndGet();
+        return true;
     }
 
-    /** A credit taken but not spent. */
-    void giveBack() {
-        peer.release();
+    /** A credit that came back is spent again at once (by a waiting notice), never freed. */
+    void handOff() {
+        taken.incrementAndGet();
     }
 
-    /** The peer returned {@code n} credits. */
-    void returned(int n) {
+    /** A credit taken and not spent came back (the caller then hands it off or frees it). */
+    void untake() {
+        taken.decrementAndGet();
+    }
+
+    /**
+     * The peer returned {@code n} credits (the caller then hands them off or frees them); false, and
+     * nothing changes, if that is more than were taken and have not come back — bad network input,
+     * which must never overflow the semaphore.
+     */
+    boolean returned(int n) {
+        for (;;) {
+            int t = taken.get();
+            if (n <= 0 || n > t) {
+                return false;
+            }
+            if (taken.compareAndSet(t, t - n)) {
+                return true;
+            }
+        }
+    }
+
+    /**
+     * Frees {@code n} credits that came back (returned by the peer or taken and not spent) for any
+     * sender. {@link EagerPath} calls it only for what its queued notices did not take first.
+     */
+    void free(int n) {
         peer.release(n);
     }
 

@@ -6,7 +6,6 @@ import io.slime4j.verbs.WorkCompletion;
 import io.slime4j.verbs.WorkRequest;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.util.ArrayDeque;
 
 /**
  * Eager messages (issue 19, item 4): a {@code send} of at most the eager threshold goes in one trip,
@@ -44,12 +43,12 @@ final class EagerPath {
     private final int ownWindow;
     private volatile int threshold;
     private final EagerCredits credits;
-    private final Unexpected unexpected = new Unexpected();
+    private final Unexpected unexpected;
     private final WorkRequest[] dataWrs;
     private final WorkRequest[] noticeWrs;
     private final WorkRequest creditWr = new WorkRequest();
     private final WorkRequest metaWr = new WorkRequest();
-    private final ArrayDeque<Slot> notices = new ArrayDeque<>();
+    private final NoticeQueue notices;
 
     EagerPath(Lifecycle lifecycle, EndpointConfig config, Transport transport, Router router, SlotPool sendPool,
               SlotPool recvPool, SlotReleaser releaser, Anomalies anomalies, Stats stats, BackPressure backPressure) {
@@ -65,7 +64,12 @@ final class EagerPath {
         this.backPressure = backPressure;
         this.ownThreshold = config.eagerThreshold();
         this.ownWindow = EndpointConfig.eagerWindow(config.messageSlots());
+        this.unexpected = new Unexpected(ownWindow);
         this.credits = new EagerCredits(this::returnCredits);
+        this.notices = new NoticeQueue(credits, this::postNotice);
+        if (ownThreshold > 0) {
+            releaser.forgetOnRelease(recvPool, unexpected::forget);
+        }
         this.dataWrs = new WorkRequest[sendPool.capacity()];
         this.noticeWrs = new WorkRequest[sendPool.capacity()];
         for (int i = 0; i < dataWrs.length; i++) {
@@ -112,14 +116,14 @@ final class EagerPath {
         try {
             lifecycle.checkUsable(); // close() and a failure wake waiters with spare permits
         } catch (RuntimeException e) {
-            credits.giveBack();
+            creditBack();
             throw e;
         }
     }
 
     /** A credit taken for a send that never went. */
     void giveBack() {
-        credits.giveBack();
+        creditBack();
     }
 
     /** The gate of an eager send opened: its data (or its cancellation) leaves, with its credit. */
@@ -144,7 +148,7 @@ final class EagerPath {
             transport.data.postSend(wr);
             stats.eagerSent.increment();
         } catch (RuntimeException e) {
-            credits.giveBack();
+            creditBack();
             if (op != null) {
                 op.fail(WcStatus.GENERAL_ERR, "endpoint " + name + ": posting an eager send failed: " + e.getMessage());
             }
@@ -160,29 +164,13 @@ final class EagerPath {
         if (!slot.extend()) {
             return;
         }
-        synchronized (notices) {
-            notices.add(slot);
-        }
-        drainNotices();
-    }
-
-    private void drainNotices() {
-        for (;;) {
-            Slot s;
-            synchronized (notices) {
-                if (notices.isEmpty() || !credits.tryAcquire()) {
-                    return;
-                }
-                s = notices.poll();
-            }
-            postNotice(s);
-        }
+        notices.add(slot);
     }
 
     private void postNotice(Slot s) {
         OpState op = s.tenant();
         if (s.meta != null || op == null) { // matched meanwhile: not needed
-            credits.giveBack();
+            creditBack();
             releaser.countDown(sendPool, s, 1);
             return;
         }
@@ -192,7 +180,7 @@ final class EagerPath {
             transport.data.postSend(wr);
             stats.noticesSent.increment();
         } catch (RuntimeException e) {
-            credits.giveBack();
+            creditBack();
             releaser.countDown(sendPool, s, 1);
         }
     }
@@ -202,10 +190,23 @@ final class EagerPath {
         releaser.countDown(sendPool, sendPool.slot(WrIds.slot(wc.wrId())), 1);
     }
 
-    /** Dispatch thread: the peer returned credits; waiting notices go first. */
+    /**
+     * Dispatch thread: the peer returned credits; waiting notices go first. More than this side spent
+     * and got back is bad network input: dropped and counted.
+     */
     void creditsReturned(int n) {
-        credits.returned(n);
-        drainNotices();
+        if (!credits.returned(n)) {
+            anomalies.protocolError("endpoint " + name + ": the peer returned " + n + " eager credits, more than "
+                    + "it holds");
+            return;
+        }
+        notices.back(n);
+    }
+
+    /** A credit taken and not spent comes back through {@link NoticeQueue#back}: waiting notices first. */
+    private void creditBack() {
+        credits.untake();
+        notices.back(1);
     }
 
     // ---- receiving ----
@@ -238,7 +239,9 @@ final class EagerPath {
     /**
      * Dispatch thread, before the receive is re-posted: matches an eager arrival with its recv and
      * copies the payload out of {@code bounce} (into the recv's buffer, or held). Returns the recv's
-     * slot for {@link #finish}, or null when held (or a protocol error).
+     * slot for {@link #finish}, null when held, or {@link Unexpected#STALE} when only the credit is to
+     * be returned (a stale notice or a protocol error) — by {@link #finish}, once the receive was
+     * re-posted (I5).
      */
     Slot take(WorkCompletion wc, MemorySegment bounce) {
         int imm = wc.immediate();
@@ -250,16 +253,14 @@ final class EagerPath {
                     kind == Wire32.EAGER_DATA && bounce != null ? bounce.asSlice(0, len) : null);
         } catch (IllegalStateException e) {
             anomalies.protocolError("endpoint " + name + ": " + e.getMessage());
-            credits.consumed(1);
-            return null;
+            return Unexpected.STALE; // its credit goes back in finish, after the re-post (I5)
         }
         if (s == null) {
             stats.eagerHeld.increment();
             return null;
         }
         if (s == Unexpected.STALE) {
-            credits.consumed(1);
-            return null;
+            return s; // its credit goes back in finish, after the re-post (I5)
         }
         OpState op = s.tenant();
         if (kind == Wire32.EAGER_DATA && op != null && !op.isDone() && len <= s.length && len > 0) {
@@ -274,6 +275,9 @@ final class EagerPath {
             return;
         }
         credits.consumed(1);
+        if (s == Unexpected.STALE) {
+            return;
+        }
         int kind = Wire32.eagerKind(wc.immediate());
         if (kind == Wire32.EAGER_NOTICE) {
             if (s.small && !s.lateMeta) {
@@ -321,7 +325,11 @@ final class EagerPath {
             if (!lifecycle.isEnding()) {
                 anomalies.protocolError("endpoint " + name + ": could not send a late meta: " + e.getMessage());
             }
-            releaser.countDown(recvPool, s, 1);
+            if (op != null) { // no data will come for a meta that never went: the recv ends now
+                op.fail(WcStatus.GENERAL_ERR, "endpoint " + name + ": posting the late meta of recv op " + op.seq
+                        + " failed: " + e.getMessage());
+            }
+            releaser.countDown(recvPool, s, s.remaining());
         }
     }
 
@@ -361,16 +369,7 @@ final class EagerPath {
      */
     void end() {
         stats.eagerDropped.add(unexpected.clear());
-        for (;;) {
-            Slot s;
-            synchronized (notices) {
-                s = notices.poll();
-            }
-            if (s == null) {
-                break;
-            }
-            releaser.countDown(sendPool, s, 1);
-        }
+        notices.clear(s -> releaser.countDown(sendPool, s, 1));
         credits.wake();
     }
 }

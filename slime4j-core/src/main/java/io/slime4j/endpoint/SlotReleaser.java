@@ -11,11 +11,24 @@ final class SlotReleaser {
     private final EndpointHooks hooks;
     private final Stats stats;
     private final WindowWatch watch;
+    private SlotPool forgetPool;
+    private java.util.function.Consumer<Slot> forget;
 
     SlotReleaser(EndpointHooks hooks, Stats stats, WindowWatch watch) {
         this.hooks = hooks;
         this.stats = stats;
         this.watch = watch;
+    }
+
+    /**
+     * At wiring, before any lease: every slot of {@code pool} released calls {@code forget} first,
+     * while the slot still has its lease's fields (the recv pool: {@link Unexpected#forget}, so a recv
+     * slot released without its eager arrival — its meta refused or failed, its op collected — cannot
+     * stay pending and take a later message into another recv's buffer).
+     */
+    void forgetOnRelease(SlotPool pool, java.util.function.Consumer<Slot> forget) {
+        this.forgetPool = pool;
+        this.forget = forget;
     }
 
     /** Counts {@code n} completions (or requests never posted) of the slot's current lease. */
@@ -28,6 +41,9 @@ final class SlotReleaser {
             return;
         }
         OpState op = slot.tenant();
+        if (pool == forgetPool) {
+            forget.accept(slot);
+        }
         if (watch != null) {
             watch.onRelease();
         }

@@ -33,8 +33,17 @@ final class Unexpected {
     private static final byte[] NONE = new byte[0];
     private final HashMap<Integer, Slot> pending = new HashMap<>();
     private final HashMap<Integer, Held> held = new HashMap<>();
+    private final int limit;
     private int nextRecv;
     private long heldTotal;
+
+    /**
+     * {@code limit}: at most this many arrivals held — this side's eager window, which bounds what an
+     * honest peer can have outstanding; one more is bad network input ({@link #arrive} refuses it).
+     */
+    Unexpected(int limit) {
+        this.limit = limit;
+    }
 
     /**
      * A recv is posted with {@code slot}: numbers it ({@link Slot#msgSeq}, also written into its meta
@@ -60,7 +69,8 @@ final class Unexpected {
      * {@link #STALE} for a notice whose recv no longer waits.
      *
      * @throws IllegalStateException for a message whose recv was posted and is no longer pending
-     *                               (a duplicate or a stray: a protocol error)
+     *                               (a duplicate or a stray), or one more than the limit held: a
+     *                               protocol error, the caller drops and counts it
      */
     synchronized Slot arrive(int seq, int kind, MemorySegment payload) {
         Slot s = kind == Wire32.EAGER_NOTICE ? pending.get(seq) : pending.remove(seq);
@@ -76,6 +86,10 @@ final class Unexpected {
         }
         if (held.containsKey(seq)) {
             throw new IllegalStateException("a second eager message " + seq + " before its recv");
+        }
+        if (held.size() >= limit) {
+            throw new IllegalStateException("eager message " + seq + " beyond the " + limit
+                    + " this endpoint holds at most (its eager window): the peer spent credits it did not have");
         }
         held.put(seq, new Held(kind, payload == null || payload.byteSize() == 0 ? NONE
                 : payload.toArray(ValueLayout.JAVA_BYTE)));

@@ -30,9 +30,9 @@ class EagerCreditsTest {
         long t0 = System.nanoTime();
         assertThat(credits.acquire(TimeUnit.MILLISECONDS.toNanos(50))).isFalse();
         assertThat(System.nanoTime() - t0).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(50));
-        credits.returned(2);
+        credits.free(2);
         assertThat(credits.available()).isEqualTo(2);
-        credits.giveBack();
+        credits.free(1);
         assertThat(credits.available()).isEqualTo(3);
     }
 

@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Timeout;
 
 @Timeout(value = 20, unit = TimeUnit.SECONDS)
 class UnexpectedTest {
-    private final Unexpected table = new Unexpected();
+    private final Unexpected table = new Unexpected(1 << 16); // the racing test may hold up to 20 000
 
     private static Slot slot(int i) {
         return new Slot(i, 1, 0);
@@ -99,6 +99,18 @@ class UnexpectedTest {
         table.post(last, null);
         assertThat(last.msgSeq).isEqualTo(3);
         assertThat(Wire32.eagerSeq(Wire32.eagerImm(Wire32.EAGER_DATA, (1 << 28) + 3))).isEqualTo(3);
+    }
+
+    @Test
+    void moreArrivalsHeldThanTheEagerWindowIsAProtocolError_theExtraOneIsNotHeld() {
+        Unexpected small = new Unexpected(2);
+        assertThat(small.arrive(0, Wire32.EAGER_DATA, bytes(4, 1))).isNull();
+        assertThat(small.arrive(1, Wire32.EAGER_NOTICE, null)).isNull();
+        assertThatThrownBy(() -> small.arrive(2, Wire32.EAGER_DATA, bytes(4, 1)))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("eager window");
+        assertThat(small.held()).isEqualTo(2);
+        assertThat(small.post(slot(0), null).kind()).isEqualTo(Wire32.EAGER_DATA);
+        assertThat(small.arrive(2, Wire32.EAGER_DATA, bytes(4, 1))).as("room again").isNull();
     }
 
     @Test
