@@ -70,12 +70,10 @@ final class MessagePath {
     /** Set when the endpoint failed: no send waits for a meta any more (guarded by {@link #lock}). */
     private String failed;
     private WcStatus failedStatus;
-    /**
-     * The work request of each send and recv slot's one post, refilled per lease (posting copies
-     * it, and a slot has one leaseholder), so a message allocates none.
-     */
-    private final WorkRequest[] sendWrs;
+    /** Each recv slot's one meta post, refilled per lease (posting copies it), so a message allocates none. */
     private final WorkRequest[] recvWrs;
+    /** Writes a matched rendezvous send's data into the peer's buffer. */
+    private final RendezvousWriter rendezvous;
 
     /** Dispatches the meta window's arrivals (metas, cancel notices, credits, lane messages). */
     private final MetaWindow metaWindow;
@@ -100,12 +98,11 @@ final class MessagePath {
         int n = config.messageSlots();
         this.sendPool = new SlotPool(name + " send", n, 1, 0);
         this.recvPool = new SlotPool(name + " recv", n, 1, Transport.recvMetaBase());
-        this.sendWrs = new WorkRequest[n];
         this.recvWrs = new WorkRequest[n];
         for (int i = 0; i < n; i++) {
-            sendWrs[i] = new WorkRequest();
             recvWrs[i] = new WorkRequest();
         }
+        this.rendezvous = new RendezvousWriter(name, router, transport, releaser, sendPool, n);
         this.notices = new CancelNotices(lifecycle, transport, recvPool, releaser, anomalies);
         this.metaWindow = new MetaWindow(transport, hooks, anomalies, imm, lanes, this);
         this.eager = new EagerPath(lifecycle, config, transport, router, sendPool, recvPool, releaser, anomalies, stats,
@@ -230,7 +227,7 @@ final class MessagePath {
             releaser.countDown(sendPool, slot, 1);
             return;
         }
-        postData(slot, meta, slot.recvCancelled);
+        rendezvous.post(slot, meta, slot.recvCancelled);
     }
 
     TransferFuture recv(String region, long offset, long length) {
@@ -293,41 +290,6 @@ final class MessagePath {
             op.failNow(WcStatus.GENERAL_ERR, e.getMessage());
             op.partDone();
             throw e;
-        }
-    }
-
-    /** A send met its meta: write the data (or say why not) into the peer's buffer. */
-    private void postData(Slot slot, Wire32.Meta meta, boolean recvCancelled) {
-        OpState op = slot.tenant();
-        int code;
-        if (op == null || op.isDone()) {
-            code = Wire32.CODE_CANCELLED;
-        } else if (recvCancelled) {
-            code = Wire32.CODE_CANCELLED;
-            op.fail(WcStatus.REM_ABORT_ERR, "endpoint " + name + ": the peer cancelled the recv matched with this "
-                    + "send; nothing was written");
-        } else if (slot.length > meta.length()) {
-            code = Wire32.CODE_TOO_LONG;
-            op.fail(WcStatus.LOC_LEN_ERR, "endpoint " + name + ": send of " + slot.length
-                    + " bytes is longer than the peer's matching recv of " + meta.length() + " bytes");
-        } else {
-            code = Wire32.CODE_DATA;
-        }
-        router.select(QpOpType.RENDEZVOUS_DATA, op == null ? 0 : op.seq); // the data queue pair: lane 0
-        WorkRequest wr = sendWrs[slot.index].clear().wrId(WrIds.encode(WrIds.MSG_DATA, 0, slot.index, 0,
-                op == null ? 0 : op.seq))
-                .opcode(Opcode.RDMA_WRITE_WITH_IMM).immediate(Wire32.withCode(meta.token(), code))
-                .remote(meta.address(), meta.remoteKey());
-        if (code == Wire32.CODE_DATA && slot.length > 0) {
-            wr.sge(slot.localAddress, slot.length, slot.localKey);
-        }
-        try {
-            transport.data.postSend(wr);
-        } catch (RuntimeException e) {
-            if (op != null) {
-                op.fail(WcStatus.GENERAL_ERR, "endpoint " + name + ": posting send data failed: " + e.getMessage());
-            }
-            releaser.countDown(sendPool, slot, 1);
         }
     }
 
