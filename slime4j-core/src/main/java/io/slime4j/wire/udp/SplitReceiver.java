@@ -121,18 +121,11 @@ final class SplitReceiver {
             port.receiveFailed(e);
             return NONE;
         } catch (RuntimeException e) {
-            // a placement outside its segment or in freed memory: take the datagram the usual way
-            receiveCounters.increment(UdpCounters.RECEIVE_ERRORS);
-            port.logReceiveError(e);
-            peekSkips = PEEK_BACKOFF;
-            return NOT_PLACED;
+            return placementFailed(e);
         }
-        if (source == null) {
-            return NONE;
-        }
-        if (channel.receivedLength() != length || channel.segmentSize() != segment) { // cannot happen with one receiving thread
-            receiveCounters.increment(UdpCounters.RECEIVE_ERRORS);
-            return DROPPED;
+        int unlike = unlikePeeked(channel, source, length, segment);
+        if (unlike != PLACED) {
+            return unlike;
         }
         placed(placing, first, from);
         if (segment > 0) {
@@ -178,17 +171,11 @@ final class SplitReceiver {
             port.receiveFailed(e);
             return NONE;
         } catch (RuntimeException e) {
-            receiveCounters.increment(UdpCounters.RECEIVE_ERRORS);
-            port.logReceiveError(e);
-            peekSkips = PEEK_BACKOFF;
-            return NOT_PLACED;
+            return placementFailed(e);
         }
-        if (source == null) {
-            return NONE;
-        }
-        if (channel.receivedLength() != length || channel.segmentSize() != segment) { // cannot happen with one receiving thread
-            receiveCounters.increment(UdpCounters.RECEIVE_ERRORS);
-            return DROPPED;
+        int unlike = unlikePeeked(channel, source, length, segment);
+        if (unlike != PLACED) {
+            return unlike;
         }
         predicted = false; // the next receive peeks: a prediction places only one datagram of a run
         countPlaced(segment);
@@ -319,4 +306,27 @@ final class SplitReceiver {
         return TAKEN;
     }
 
+
+    /** A placement outside its segment or in freed memory: counted and logged; the datagram is taken the usual way. */
+    private int placementFailed(RuntimeException e) {
+        receiveCounters.increment(UdpCounters.RECEIVE_ERRORS);
+        port.logReceiveError(e);
+        peekSkips = PEEK_BACKOFF;
+        return NOT_PLACED;
+    }
+
+    /**
+     * PLACED when the split receive took the datagram (or run) that was peeked; NONE when nothing
+     * came; DROPPED, counted, when it differs (cannot happen with one receiving thread).
+     */
+    private int unlikePeeked(UdpSocket channel, InetSocketAddress source, int length, int segment) {
+        if (source == null) {
+            return NONE;
+        }
+        if (channel.receivedLength() != length || channel.segmentSize() != segment) {
+            receiveCounters.increment(UdpCounters.RECEIVE_ERRORS);
+            return DROPPED;
+        }
+        return PLACED;
+    }
 }
