@@ -64,7 +64,7 @@ final class EagerPath {
         this.backPressure = backPressure;
         this.ownThreshold = config.eagerThreshold();
         this.ownWindow = EndpointConfig.eagerWindow(config.messageSlots());
-        this.unexpected = new Unexpected(ownWindow);
+        this.unexpected = new Unexpected(ownWindow, config.messageSlots());
         this.credits = new EagerCredits(this::returnCredits);
         this.notices = new NoticeQueue(credits, this::postNotice);
         if (ownThreshold > 0) {

@@ -31,8 +31,20 @@ final class Unexpected {
     static final Slot STALE = new Slot(-1, 0, 0);
 
     private static final byte[] NONE = new byte[0];
-    private final HashMap<Integer, Slot> pending = new HashMap<>();
-    private final HashMap<Integer, Held> held = new HashMap<>();
+    /**
+     * Pending recvs and held arrivals by sequence number: a ring each, indexed by the number's low
+     * bits, so that matching a message allocates nothing; a number whose place is taken by another
+     * (more than the ring's span apart: not with an honest peer and in-order arrivals) goes to the
+     * overflow map instead.
+     */
+    private final Slot[] pendingRing;
+    private final Held[] heldRing;
+    private final int[] heldSeq;
+    private final int mask;
+    private final HashMap<Integer, Slot> pendingOverflow = new HashMap<>();
+    private final HashMap<Integer, Held> heldOverflow = new HashMap<>();
+    private int pendingCount;
+    private int heldCount;
     private final int limit;
     private int nextRecv;
     private long heldTotal;
@@ -40,9 +52,83 @@ final class Unexpected {
     /**
      * {@code limit}: at most this many arrivals held — this side's eager window, which bounds what an
      * honest peer can have outstanding; one more is bad network input ({@link #arrive} refuses it).
+     * The rings cover twice the larger of {@code limit} and {@code slots} (the recv slots, which
+     * bound the pending recvs).
      */
-    Unexpected(int limit) {
+    Unexpected(int limit, int slots) {
         this.limit = limit;
+        int span = 2 * Math.max(2, Math.max(limit, slots));
+        int n = Integer.highestOneBit(span - 1) << 1;
+        this.mask = n - 1;
+        this.pendingRing = new Slot[n];
+        this.heldRing = new Held[n];
+        this.heldSeq = new int[n];
+    }
+
+    /** As {@link #Unexpected(int, int)} with rings sized by {@code limit} alone. */
+    Unexpected(int limit) {
+        this(limit, limit);
+    }
+
+    private void putPending(int k, Slot s) {
+        int i = k & mask;
+        if (pendingRing[i] == null) {
+            pendingRing[i] = s;
+        } else {
+            pendingOverflow.put(k, s);
+        }
+        pendingCount++;
+    }
+
+    private Slot pendingFor(int k, boolean remove) {
+        int i = k & mask;
+        Slot s = pendingRing[i];
+        if (s != null && s.msgSeq == k) {
+            if (remove) {
+                pendingRing[i] = null;
+                pendingCount--;
+            }
+            return s;
+        }
+        if (pendingOverflow.isEmpty()) {
+            return null;
+        }
+        s = remove ? pendingOverflow.remove(k) : pendingOverflow.get(k);
+        if (s != null && remove) {
+            pendingCount--;
+        }
+        return s;
+    }
+
+    private void putHeld(int k, Held h) {
+        int i = k & mask;
+        if (heldRing[i] == null) {
+            heldRing[i] = h;
+            heldSeq[i] = k;
+        } else {
+            heldOverflow.put(k, h);
+        }
+        heldCount++;
+    }
+
+    private Held heldFor(int k, boolean remove) {
+        int i = k & mask;
+        Held h = heldRing[i];
+        if (h != null && heldSeq[i] == k) {
+            if (remove) {
+                heldRing[i] = null;
+                heldCount--;
+            }
+            return h;
+        }
+        if (heldOverflow.isEmpty()) {
+            return null;
+        }
+        h = remove ? heldOverflow.remove(k) : heldOverflow.get(k);
+        if (h != null && remove) {
+            heldCount--;
+        }
+        return h;
     }
 
     /**
@@ -56,9 +142,9 @@ final class Unexpected {
         if (metaBuffer != null) {
             Wire32.writeMetaSeq(metaBuffer, k); // before the recv is pending: a notice may send the meta at once
         }
-        Held h = held.remove(k);
+        Held h = heldFor(k, true);
         if (h == null || h.kind() == Wire32.EAGER_NOTICE) {
-            pending.put(k, slot);
+            putPending(k, slot);
         }
         return h;
     }
@@ -73,7 +159,7 @@ final class Unexpected {
      *                               protocol error, the caller drops and counts it
      */
     synchronized Slot arrive(int seq, int kind, MemorySegment payload) {
-        Slot s = kind == Wire32.EAGER_NOTICE ? pending.get(seq) : pending.remove(seq);
+        Slot s = pendingFor(seq, kind != Wire32.EAGER_NOTICE);
         if (s != null) {
             return s;
         }
@@ -84,14 +170,14 @@ final class Unexpected {
             throw new IllegalStateException("eager message " + seq + " for a recv no longer waiting (next recv "
                     + (nextRecv & Wire32.SEQ_MASK) + ")");
         }
-        if (held.containsKey(seq)) {
+        if (heldFor(seq, false) != null) {
             throw new IllegalStateException("a second eager message " + seq + " before its recv");
         }
-        if (held.size() >= limit) {
+        if (heldCount >= limit) {
             throw new IllegalStateException("eager message " + seq + " beyond the " + limit
                     + " this endpoint holds at most (its eager window): the peer spent credits it did not have");
         }
-        held.put(seq, new Held(kind, payload == null || payload.byteSize() == 0 ? NONE
+        putHeld(seq, new Held(kind, payload == null || payload.byteSize() == 0 ? NONE
                 : payload.toArray(ValueLayout.JAVA_BYTE)));
         heldTotal++;
         return null;
@@ -99,23 +185,33 @@ final class Unexpected {
 
     /** A recv's data came another way (a rendezvous write): it is no longer pending. */
     synchronized void forget(Slot slot) {
-        pending.remove(slot.msgSeq, slot);
+        int i = slot.msgSeq & mask;
+        if (pendingRing[i] == slot) {
+            pendingRing[i] = null;
+            pendingCount--;
+        } else if (pendingOverflow.remove(slot.msgSeq, slot)) {
+            pendingCount--;
+        }
     }
 
     /** Closing or failed: drops every held message; how many. Pending recvs are failed by their ops. */
     synchronized int clear() {
-        int n = held.size();
-        held.clear();
-        pending.clear();
+        int n = heldCount;
+        java.util.Arrays.fill(heldRing, null);
+        java.util.Arrays.fill(pendingRing, null);
+        heldOverflow.clear();
+        pendingOverflow.clear();
+        heldCount = 0;
+        pendingCount = 0;
         return n;
     }
 
     synchronized int held() {
-        return held.size();
+        return heldCount;
     }
 
     synchronized int pending() {
-        return pending.size();
+        return pendingCount;
     }
 
     /** Messages held since the start. */

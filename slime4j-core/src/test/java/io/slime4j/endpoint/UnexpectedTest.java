@@ -39,6 +39,50 @@ class UnexpectedTest {
     }
 
     @Test
+    void numbersFartherApartThanTheRingsStillMeet_throughTheOverflow() {
+        Unexpected small = new Unexpected(16, 2); // rings of 32: numbers 32 apart share a place
+        assertThat(small.arrive(0, Wire32.EAGER_DATA, bytes(4, 1))).isNull();
+        assertThat(small.arrive(32, Wire32.EAGER_DATA, bytes(4, 2))).as("the same place as 0: overflow").isNull();
+        assertThat(small.held()).isEqualTo(2);
+        assertThat(small.post(slot(0), null).data()).containsOnly((byte) 1);
+        Slot[] recvs = new Slot[40];
+        for (int k = 1; k < 40; k++) {
+            recvs[k] = slot(k);
+            Unexpected.Held h = small.post(recvs[k], null);
+            if (k == 32) {
+                assertThat(h.data()).as("held in the overflow").containsOnly((byte) 2);
+            } else {
+                assertThat(h).isNull();
+            }
+        }
+        assertThat(small.held()).isZero();
+        assertThat(small.pending()).as("1..39 but 32, several sharing places with others").isEqualTo(38);
+        for (int k = 1; k < 40; k++) {
+            if (k != 32) {
+                assertThat(small.arrive(k, Wire32.EAGER_DATA, bytes(4, 3))).isSameAs(recvs[k]);
+            }
+        }
+        assertThat(small.pending()).isZero();
+    }
+
+    @Test
+    void aForgottenRecvLeavesItsPlace_whetherInTheRingOrTheOverflow() {
+        Unexpected small = new Unexpected(2, 2); // rings of 4
+        Slot[] recvs = new Slot[6];
+        for (int k = 0; k < 6; k++) {
+            recvs[k] = slot(k);
+            small.post(recvs[k], null);
+        }
+        small.forget(recvs[1]); // in the ring
+        small.forget(recvs[5]); // 5 shares 1's place, posted while 1 was there: in the overflow
+        assertThat(small.pending()).isEqualTo(4);
+        assertThatThrownBy(() -> small.arrive(1, Wire32.EAGER_DATA, bytes(4, 1))).as("forgotten: no longer waiting")
+                .isInstanceOf(IllegalStateException.class);
+        assertThat(small.arrive(5 + 0, Wire32.EAGER_NOTICE, null)).as("a notice for it: stale").isSameAs(Unexpected.STALE);
+        assertThat(small.arrive(2, Wire32.EAGER_DATA, bytes(4, 1))).isSameAs(recvs[2]);
+    }
+
+    @Test
     void aMessageBeforeItsRecvIsHeldCopied_andTheRecvTakesIt() {
         MemorySegment bounce = bytes(8, 7);
         assertThat(table.arrive(0, Wire32.EAGER_DATA, bounce)).isNull();
