@@ -249,8 +249,7 @@ final class EagerPath {
         int len = wc.byteLength();
         Slot s;
         try {
-            s = unexpected.arrive(Wire32.eagerSeq(imm), kind,
-                    kind == Wire32.EAGER_DATA && bounce != null ? bounce.asSlice(0, len) : null);
+            s = unexpected.arrive(Wire32.eagerSeq(imm), kind, kind == Wire32.EAGER_DATA ? bounce : null, len);
         } catch (IllegalStateException e) {
             anomalies.protocolError("endpoint " + name + ": " + e.getMessage());
             return Unexpected.STALE; // its credit goes back in finish, after the re-post (I5)

@@ -158,7 +158,15 @@ final class Unexpected {
      *                               (a duplicate or a stray), or one more than the limit held: a
      *                               protocol error, the caller drops and counts it
      */
-    synchronized Slot arrive(int seq, int kind, MemorySegment payload) {
+    Slot arrive(int seq, int kind, MemorySegment payload) {
+        return arrive(seq, kind, payload, payload == null ? 0 : (int) payload.byteSize());
+    }
+
+    /**
+     * As {@link #arrive(int, int, MemorySegment)} for the first {@code length} bytes of
+     * {@code bounce}, which are read only if the arrival is held: a matched arrival costs no slice.
+     */
+    synchronized Slot arrive(int seq, int kind, MemorySegment bounce, int length) {
         Slot s = pendingFor(seq, kind != Wire32.EAGER_NOTICE);
         if (s != null) {
             return s;
@@ -177,8 +185,12 @@ final class Unexpected {
             throw new IllegalStateException("eager message " + seq + " beyond the " + limit
                     + " this endpoint holds at most (its eager window): the peer spent credits it did not have");
         }
-        putHeld(seq, new Held(kind, payload == null || payload.byteSize() == 0 ? NONE
-                : payload.toArray(ValueLayout.JAVA_BYTE)));
+        byte[] copy = NONE;
+        if (bounce != null && length > 0) {
+            copy = new byte[length];
+            MemorySegment.copy(bounce, ValueLayout.JAVA_BYTE, 0, copy, 0, length);
+        }
+        putHeld(seq, new Held(kind, copy));
         heldTotal++;
         return null;
     }
