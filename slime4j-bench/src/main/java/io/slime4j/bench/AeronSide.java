@@ -127,7 +127,7 @@ final class AeronSide extends Side {
 
     @Override
     void rate(String variant, int size) throws IOException {
-        int count = options.messages;
+        int count = rateCount();
         long deadline = deadline();
         if (isA) {
             long base = fragments;

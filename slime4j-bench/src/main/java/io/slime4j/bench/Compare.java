@@ -102,7 +102,7 @@ public final class Compare {
     static String fragment(CompareOptions o, Results results, String machine, String imageLink) {
         return "Measured " + machine + ".\n"
                 + "Options: `" + (o.raw.isEmpty() ? "(defaults)" : String.join(" ", o.raw)) + "`; "
-                + o.messages + " messages per rate (first tenth warm-up), " + o.roundTrips
+                + o.messages + " timed messages per rate (after " + o.rateWarmup + " untimed), " + o.roundTrips
                 + " timed round trips (after " + o.rttWarmup + " untimed), " + Options.format(o.bytes) + " per bandwidth size.\n\n"
                 + "![bandwidth vs size and round-trip latency](" + imageLink + ")\n\n"
                 + results.markdown(o);

@@ -26,6 +26,8 @@ final class CompareOptions {
      * system's wake-ups (NIO UDP's p50 was 17-22 µs after 2,000 untimed trips, 53-79 µs after 30,000).
      */
     int rttWarmup = 30_000;
+    /** Untimed messages before each rate run's timed ones (the JIT's warm-up, not a tenth of the run). */
+    int rateWarmup = 100_000;
     long bytes = 256L << 20;
     int[] rateSizes = {32, 1 << 10};
     int rttSize = 64;
@@ -53,6 +55,7 @@ final class CompareOptions {
                     case "--messages" -> o.messages = positive(name, Options.size(value));
                     case "--round-trips" -> o.roundTrips = positive(name, Options.size(value));
                     case "--rtt-warmup" -> o.rttWarmup = nonNegative(name, Options.size(value));
+                    case "--rate-warmup" -> o.rateWarmup = nonNegative(name, Options.size(value));
                     case "--bytes" -> o.bytes = positiveLong(name, Options.size(value));
                     case "--rate-sizes" -> o.rateSizes = sizes(name, value, 8);
                     case "--bandwidth-sizes" -> o.bandwidthSizes = sizes(name, value, 1);
@@ -66,7 +69,7 @@ final class CompareOptions {
                     case "--out" -> o.out = Path.of(value);
                     case "--doc" -> o.doc = Path.of(value);
                     default -> throw new IllegalArgumentException("unknown option " + name
-                            + " (known: --systems --workloads --messages --round-trips --rtt-warmup --bytes --rate-sizes"
+                            + " (known: --systems --workloads --messages --round-trips --rtt-warmup --rate-warmup --bytes --rate-sizes"
                             + " --bandwidth-sizes --timeout --aeron-idle --out --doc)");
                 }
             } catch (NumberFormatException e) {

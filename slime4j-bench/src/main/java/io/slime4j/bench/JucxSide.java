@@ -94,7 +94,7 @@ final class JucxSide extends Side {
 
     @Override
     void rate(String variant, int size) throws Exception {
-        int count = options.messages;
+        int count = rateCount();
         long deadline = deadline();
         UcpRequest[] ring = new UcpRequest[MESSAGE_WINDOW];
         if (isA) {

@@ -37,7 +37,7 @@ final class NioTcpSide extends Side {
 
     @Override
     void rate(String variant, int size) throws IOException {
-        int count = options.messages;
+        int count = rateCount();
         if (isA) {
             long total = (long) count * size;
             long firstMark = (long) (warm(count) + 1) * size;

@@ -66,7 +66,7 @@ final class NioUdpSide extends Side {
 
     @Override
     void rate(String variant, int size) throws IOException {
-        int count = options.messages;
+        int count = rateCount();
         if (isA) {
             int received = 0;
             long first = 0;

@@ -135,8 +135,17 @@ abstract class Side {
         return nanos <= 0 ? 0 : messages * 1e9 / nanos;
     }
 
-    /** Index of the first timed message: the first tenth is warm-up. */
+    /** Messages of one rate run: the untimed warm-up ones, then the timed ones. */
+    int rateCount() {
+        return Math.addExact(options.rateWarmup, options.messages);
+    }
+
+    /**
+     * Index of the first timed message of a rate run of {@code count} messages: everything before it
+     * is warm-up (the same for every system, so the first row of a run is not the one the JIT is
+     * still compiling).
+     */
     int warm(int count) {
-        return count / 10;
+        return count - options.messages;
     }
 }

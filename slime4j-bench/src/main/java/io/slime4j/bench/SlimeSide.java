@@ -87,7 +87,7 @@ final class SlimeSide extends Side {
 
     @Override
     void rate(String variant, int size) throws Exception {
-        int count = options.messages;
+        int count = rateCount();
         TransferFuture[] ring = new TransferFuture[MESSAGE_WINDOW];
         boolean imm = variant.equals("imm");
         if (isA) {

@@ -21,6 +21,8 @@ class CompareOptionsTest {
     void theRoundTripWarmUpIsACountOfItsOwnAndMayBeZero() {
         assertThat(CompareOptions.parse(new String[] {"--rtt-warmup", "2K"}).rttWarmup).isEqualTo(2048);
         assertThat(CompareOptions.parse(new String[] {"--rtt-warmup", "0"}).rttWarmup).isZero();
+        assertThat(CompareOptions.parse(new String[] {"--rate-warmup", "1K"}).rateWarmup).isEqualTo(1024);
+        assertThat(CompareOptions.parse(new String[] {}).rateWarmup).as("default").isEqualTo(100_000);
         assertThatThrownBy(() -> CompareOptions.parse(new String[] {"--rtt-warmup", "-1"}))
                 .hasMessageContaining("--rtt-warmup").hasMessageContaining("-1");
     }
