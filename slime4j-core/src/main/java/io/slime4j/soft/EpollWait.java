@@ -109,6 +109,17 @@ final class EpollWait extends IdleWait {
 
     @Override
     void await(long timeoutNanos) {
+        poll(timeoutNanos);
+    }
+
+    /** One {@code epoll_pwait2} with a zero timeout: whether any socket (or the eventfd) is readable. */
+    @Override
+    boolean readyNow() {
+        return poll(0) != 0;
+    }
+
+    /** Waits up to {@code timeoutNanos}; the number of ready descriptors, -1 on an error (EINTR, closing). */
+    private int poll(long timeoutNanos) {
         timeout.set(ValueLayout.JAVA_LONG, 0, timeoutNanos / 1_000_000_000L);
         timeout.set(ValueLayout.JAVA_LONG, 8, timeoutNanos % 1_000_000_000L);
         try {
@@ -118,8 +129,9 @@ final class EpollWait extends IdleWait {
                     long ignored = (long) READ.invokeExact(eventFd, drain, 8L); // reset the counter
                 }
             }
+            return n;
         } catch (Throwable t) {
-            // EINTR or a closing port: the next cycle finds out
+            return -1; // EINTR or a closing port: the next cycle finds out
         }
     }
 

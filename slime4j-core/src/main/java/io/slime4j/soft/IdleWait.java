@@ -25,6 +25,15 @@ abstract class IdleWait implements AutoCloseable {
     /** Ends a current or the next {@link #await} early. */
     abstract void wake();
 
+    /**
+     * Whether a socket may be readable now, checked without blocking and at most one system call
+     * for all the sockets; true when the wait cannot tell (a park, a selector): the caller then
+     * polls the sockets themselves. A pending wake-up of this wait is consumed and reported as ready.
+     */
+    boolean readyNow() {
+        return true;
+    }
+
     /** Whether a datagram arriving wakes {@link #await} (else only posters and the timeout do). */
     abstract boolean wakesOnArrival();
 

@@ -13,7 +13,9 @@ import org.slf4j.LoggerFactory;
  * in an {@link IdleWait} (epoll on the ports' sockets and an eventfd, a selector, or a park) until
  * a datagram arrives, a poster wakes it, or the timeout passes: {@code maxIdlePark} while any
  * device has a timer or an ACK pending, {@link #QUIET_WAIT_NANOS} when none has (so an idle
- * connection costs nothing). With {@code busySpin} it only spins, and rests while threads that wait
+ * connection costs nothing). While it spins and yields, an idle turn runs a cycle only when the
+ * wait's one readiness check finds a socket readable, work was posted, or a timer may be due
+ * ({@link ReadinessGate}), instead of polling every socket. With {@code busySpin} it only spins, and rests while threads that wait
  * for completions drive every one of its devices themselves ({@link DutyCycle}). Posting threads and the wire
  * wake it with {@link #wakeup()}, which makes a system call only while the agent is armed; a
  * wake-up that races with the agent arming is never lost (the agent re-checks a pending flag after
@@ -68,6 +70,10 @@ final class ProgressAgent implements Runnable {
     /** How the agent blocks; built on the agent thread for {@link #waitFor}, the devices it covers. */
     private volatile IdleWait waiter;
     private SoftDevice[] waitFor;
+    /** Skips idle turns' cycles when no socket is readable and nothing was posted (agent thread only). */
+    private final ReadinessGate gate = ReadinessGate.standard();
+    /** The agent came back from a block: its next turn runs the cycle without asking the gate. */
+    private boolean justWoke;
 
     ProgressAgent(String name, boolean busySpin, Duration maxIdlePark) {
         this.name = name;
@@ -182,9 +188,16 @@ final class ProgressAgent implements Runnable {
     @Override
     public void run() {
         while (running) {
-            if (wakePending) {
+            boolean posted = wakePending;
+            if (posted) {
                 wakePending = false; // before the cycle: work posted after this is seen by it or wakes us
             }
+            if (skipIdleTurn(posted)) {
+                cycles++; // a turn that touched no device
+                idle(0);
+                continue;
+            }
+            gate.ran();
             int work = 0;
             for (SoftDevice d : devices) {
                 if (d.duty().drivenByWaiter()) {
@@ -206,6 +219,19 @@ final class ProgressAgent implements Runnable {
             idle(work);
         }
         closeWaiter();
+    }
+
+    /**
+     * Whether this idle turn may skip the duty cycle ({@link ReadinessGate}): only between a cycle
+     * that found nothing to do and the next block, never right after a block (what woke the agent
+     * is there to be handled), and not when spinning for busy-polling.
+     */
+    private boolean skipIdleTurn(boolean posted) {
+        if (idleCount == 0 || justWoke || busySpin) {
+            justWoke = false;
+            return false;
+        }
+        return !gate.mustRun(posted, waiter());
     }
 
     /** Whether waiters of busy-polling devices drive every device of this agent now. */
@@ -309,6 +335,7 @@ final class ProgressAgent implements Runnable {
             if (running) {
                 w.await(waitNanos(w));
             }
+            justWoke = true;
             parked = false;
             parkNanos = Math.min(parkNanos * 2, maxParkNanos);
         }

@@ -103,4 +103,27 @@ class IdleWaitTest {
             assertThat(millisToAwait(w, TimeUnit.MILLISECONDS.toNanos(200))).isGreaterThanOrEqualTo(190);
         }
     }
+
+    @Test
+    void anEpollReadinessCheckSeesAQueuedDatagramAndAPendingWakeWithoutBlocking() throws Exception {
+        try (UdpWire wire = new UdpWire(config(UdpConfig.Backend.NATIVE));
+             WirePort a = wire.bind("udp:127.0.0.1:0");
+             WirePort b = wire.bind("udp:127.0.0.1:0");
+             IdleWait w = IdleWait.forPorts(List.of(b), Thread.currentThread())) {
+            assertThat(w.readyNow()).isFalse();
+            try (Arena arena = Arena.ofConfined()) {
+                a.send(b.localAddress(), arena.allocate(64), 64, false);
+            }
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            while (!w.readyNow() && System.nanoTime() < deadline) {
+                Thread.sleep(1);
+            }
+            assertThat(w.readyNow()).isTrue(); // level-triggered: still there until received
+            assertThat(b.receive((s, from, len) -> { }, 16)).isEqualTo(1);
+            assertThat(w.readyNow()).isFalse();
+            w.wake();
+            assertThat(w.readyNow()).isTrue();
+            assertThat(w.readyNow()).isFalse(); // the check consumed the wake-up
+        }
+    }
 }
