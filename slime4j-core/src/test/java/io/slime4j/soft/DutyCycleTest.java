@@ -162,4 +162,70 @@ class DutyCycleTest {
         assertThat(other[0]).isEqualTo(-1);
         assertThat(cycles.get()).isZero();
     }
+
+    @Test
+    void anOlderWaiterStepsAsideWhenANewerOneDrivesSoOnlyOneThreadSpins() throws Exception {
+        DutyCycle duty = new DutyCycle(now -> 0, true, RETHROW);
+        AtomicInteger olderResult = new AtomicInteger(-1);
+        CountDownLatch olderDriving = new CountDownLatch(1);
+        Thread older = Thread.ofPlatform().start(() -> {
+            try {
+                olderResult.set(duty.driveOrStepAside(() -> {
+                    olderDriving.countDown();
+                    return false;
+                }, System.nanoTime() + TimeUnit.SECONDS.toNanos(10)));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        assertThat(olderDriving.await(5, TimeUnit.SECONDS)).isTrue();
+        AtomicInteger newerChecks = new AtomicInteger();
+        long t0 = System.nanoTime();
+        // the newer waiter drives until the older one has left
+        int newer = duty.driveOrStepAside(() -> newerChecks.incrementAndGet() > 1 && !older.isAlive(),
+                System.nanoTime() + TimeUnit.SECONDS.toNanos(10));
+        older.join();
+
+        assertThat(olderResult.get()).isEqualTo(DutyCycle.SUPERSEDED);
+        assertThat(newer).isEqualTo(DutyCycle.READY);
+        assertThat(System.nanoTime() - t0).as("the older one left long before its deadline")
+                .isLessThan(TimeUnit.SECONDS.toNanos(5));
+        assertThat(duty.drivenByWaiter()).isFalse();
+    }
+
+    @Test
+    void aLoneWaiterIsNeverSupersededAndTimesOutAtItsDeadline() throws Exception {
+        DutyCycle duty = new DutyCycle(now -> 0, true, RETHROW);
+        int r = duty.driveOrStepAside(() -> false, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50));
+        assertThat(r).isEqualTo(DutyCycle.TIMED_OUT);
+    }
+
+    @Test
+    void aWaiterThatLeftBeforeTheOlderOneLookedDoesNotSupersedeIt() throws Exception {
+        AtomicInteger cycles = new AtomicInteger();
+        DutyCycle duty = new DutyCycle(now -> cycles.incrementAndGet(), true, RETHROW);
+        // a newer waiter that came and went: the older one, driving alone again, goes on to READY
+        CountDownLatch olderIn = new CountDownLatch(1);
+        CountDownLatch newerGone = new CountDownLatch(1);
+        AtomicInteger olderResult = new AtomicInteger(-1);
+        Thread older = Thread.ofPlatform().start(() -> {
+            try {
+                olderResult.set(duty.driveOrStepAside(() -> {
+                    olderIn.countDown();
+                    try {
+                        return newerGone.await(0, TimeUnit.SECONDS) && cycles.get() > 1_000;
+                    } catch (InterruptedException e) {
+                        return true;
+                    }
+                }, System.nanoTime() + TimeUnit.SECONDS.toNanos(10)));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        assertThat(olderIn.await(5, TimeUnit.SECONDS)).isTrue();
+        duty.driveOrStepAside(() -> true, System.nanoTime() + TimeUnit.SECONDS.toNanos(1)); // ready at once
+        newerGone.countDown();
+        older.join();
+        assertThat(olderResult.get()).isEqualTo(DutyCycle.READY);
+    }
 }
