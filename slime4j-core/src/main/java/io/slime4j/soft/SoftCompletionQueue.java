@@ -20,7 +20,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * nothing. Polling a send-side completion retires its send-queue slots (and those of every
  * earlier unsignaled request), which is what makes room for new posts.
  */
-final class SoftCompletionQueue implements CompletionQueue {
+final class SoftCompletionQueue implements CompletionQueue, CompletionWakeups.Wakeable {
     private static final VarHandle TAIL;
     private static final VarHandle WAITERS;
     private static final WcStatus[] STATUSES = WcStatus.values();
@@ -117,9 +117,18 @@ final class SoftCompletionQueue implements CompletionQueue {
         owner.countersSet().increment(Counter.COMPLETIONS_GENERATED); // before it can be polled
         TAIL.setVolatile(this, t + 1); // volatile, then read waiters: a Dekker pair with awaitReady()
         if (waiters > 0) {
-            wakeWaiters();
+            if (device.duty().heldByCurrentThread() && device.wakeups().isOpen()) {
+                device.wakeups().owe(this); // woken at the cycle's end, once, after its packets left
+            } else {
+                wakeWaiters();
+            }
         }
         return true;
+    }
+
+    @Override
+    public void wakeNow() {
+        wakeWaiters();
     }
 
     /** Unparks every thread blocked in {@link #awaitReady} (no lock: the producer never blocks here). */

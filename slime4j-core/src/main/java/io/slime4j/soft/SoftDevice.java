@@ -47,6 +47,8 @@ public final class SoftDevice implements VerbsDevice {
     private final ProgressAgent agent;
     private final AgentCommands commands;
     private final DutyCycle duty;
+    /** Waiters of completion queues, woken once at the end of the cycle that completed their work. */
+    private final CompletionWakeups wakeups = new CompletionWakeups();
     private final MemorySegment scratch8 = Arena.ofAuto().allocate(8, 8);
     private final TimerWheel.Handler timeoutHandler =
             (t, now) -> ((SendSegment) t).owner.onTimeout((SendSegment) t, now);
@@ -356,16 +358,26 @@ public final class SoftDevice implements VerbsDevice {
 
     /** One duty cycle: commands, received packets, timers, then every queue pair. */
     int doWork(long nowNanos) {
-        dispatcher.now(nowNanos);
-        int work = commands.runQueued();
-        work += port.receive(dispatcher, RECEIVE_BATCH);
-        work += timers.poll(nowNanos, timeoutHandler);
-        for (SoftQueuePair qp : queuePairs) {
-            work += qp.doWork(nowNanos);
+        wakeups.begin();
+        try {
+            dispatcher.now(nowNanos);
+            int work = commands.runQueued();
+            work += port.receive(dispatcher, RECEIVE_BATCH);
+            work += timers.poll(nowNanos, timeoutHandler);
+            for (SoftQueuePair qp : queuePairs) {
+                work += qp.doWork(nowNanos);
+            }
+            output.flush(); // coalesced packets leave at the end of the turn that sent them
+            port.flush(); // the burst's held datagrams leave now (UDP GSO)
+            return work;
+        } finally {
+            wakeups.flush(); // then the threads waiting for the cycle's completions, once each
         }
-        output.flush(); // coalesced packets leave at the end of the turn that sent them
-        port.flush(); // the burst's held datagrams leave now (UDP GSO)
-        return work;
+    }
+
+    /** Completion-queue wake-ups owed by the running cycle (its holder only). */
+    CompletionWakeups wakeups() {
+        return wakeups;
     }
 
     /** The thread of the agent driving this device (null before it started); for tests. */
