@@ -66,8 +66,17 @@ final class PacketOutput implements Coalescer.Sink {
 
     /** Sends the packet built in the transmit buffer to {@code qp}'s peer (or queues it to coalesce). */
     void send(SoftQueuePair qp, int length, boolean priority) {
+        send(qp, length, priority, true);
+    }
+
+    /**
+     * Sends the packet built in the transmit buffer to {@code qp}'s peer; queues it to coalesce only
+     * if {@code coalesce} (false for a packet of a message of several packets: its tail then stays
+     * the last datagram of its GSO run instead of leaving in a system call of its own).
+     */
+    void send(SoftQueuePair qp, int length, boolean priority, boolean coalesce) {
         if (coalescer != null) {
-            if (coalescer.accepts(length)) {
+            if (coalesce && coalescer.accepts(length)) {
                 coalescer.append(qp.peerAddress(), priority, qp, header.segment(), length, null, 0, 0);
                 return;
             }
@@ -83,8 +92,14 @@ final class PacketOutput implements Coalescer.Sink {
      */
     void send(SoftQueuePair qp, int headerLength, MemorySegment payload, long payloadOffset, int payloadLength,
               boolean priority) {
+        send(qp, headerLength, payload, payloadOffset, payloadLength, priority, true);
+    }
+
+    /** As {@link #send(SoftQueuePair, int, MemorySegment, long, int, boolean)}; coalesced only if {@code coalesce}. */
+    void send(SoftQueuePair qp, int headerLength, MemorySegment payload, long payloadOffset, int payloadLength,
+              boolean priority, boolean coalesce) {
         if (coalescer != null) {
-            if (coalescer.accepts(headerLength + payloadLength)) {
+            if (coalesce && coalescer.accepts(headerLength + payloadLength)) {
                 coalescer.append(qp.peerAddress(), priority, qp, header.segment(), headerLength, payload,
                         payloadOffset, payloadLength);
                 return;

@@ -120,10 +120,13 @@ final class Transmitter {
         // the priority channel is drained first, so a data packet may take it only when nothing of
         // this stream is in flight before it: otherwise it would overtake and look like a loss
         boolean priority = length <= tinyMessageSize && s.psn == stream.una();
+        // the tail of a message of several packets is not coalesced: it leaves as the last, shorter
+        // datagram of the GSO run of the packets before it, not in a system call of its own
+        boolean coalesce = s.msgOffset == 0;
         if (gatherFrom != null) {
-            out.send(qp, HEADER_LENGTH, gatherFrom, gatherOffset, s.payloadLength, priority);
+            out.send(qp, HEADER_LENGTH, gatherFrom, gatherOffset, s.payloadLength, priority, coalesce);
         } else {
-            out.send(qp, length, priority);
+            out.send(qp, length, priority, coalesce);
         }
         piggyBack.ackCarried();
         return true;

@@ -195,4 +195,29 @@ class CoalescingTest {
         assertThat(p.cqA.poll(wc)).isEqualTo(4);
         assertThat(bigTarget.segment().asSlice(0, 4000).mismatch(src.asSlice(0, 4000))).isEqualTo(-1);
     }
+
+    @Test
+    void theShortTailOfAWriteOfSeveralPacketsLeavesUncoalescedAsTheLastOfItsRun() {
+        open(2048);
+        Pair p = new Pair(1);
+        MemorySegment src = arena.allocate(8192);
+        src.fill((byte) 7);
+        MemoryRegion bigSource = p.pdA.register(src, AccessFlags.LOCAL_WRITE);
+        MemoryRegion bigTarget = p.pdB.register(arena.allocate(8192), AccessFlags.ALL);
+        p.qpA.postSend(new WorkRequest().wrId(99).opcode(Opcode.RDMA_WRITE).signaled(true)
+                .sge(bigSource, 0, 4096 + 100).remote(bigTarget.address(), bigTarget.remoteKey()));
+        p.postWrites(2);
+        a.doWork(now);
+        // the write's 100-byte tail would fit a bundle with the two small writes after it, but it
+        // stays a datagram of its own (on a GSO port: the last of its write's run, no call of its
+        // own); the two small writes share one bundle
+        assertThat(packets(a)).isEqualTo(4);
+        assertThat(a.protocolCounters().get(SoftCounter.COALESCED_PACKETS_SENT)).isEqualTo(2);
+        assertThat(datagrams(a)).isEqualTo(3);
+        b.doWork(now);
+        a.doWork(now);
+        WorkCompletion[] wc = WorkCompletion.array(8);
+        assertThat(p.cqA.poll(wc)).isEqualTo(3);
+        assertThat(bigTarget.segment().asSlice(0, 4196).mismatch(src.asSlice(0, 4196))).isEqualTo(-1);
+    }
 }

@@ -133,6 +133,15 @@ final class GsoBurst {
         return message.address();
     }
 
+    /**
+     * Copies the {@code msghdr} of all the held datagrams (with {@code UDP_SEGMENT} when there are
+     * several) to {@code vector} at {@code offset}: one entry of a {@code sendmmsg} vector.
+     */
+    void messageInto(MemorySegment vector, long offset) {
+        message(count > 1, 0);
+        MemorySegment.copy(message, 0, vector, offset, Libc.MSGHDR_SIZE);
+    }
+
     /** Length of held datagram {@code index}. */
     int length(int index) {
         long at = 32L * index;

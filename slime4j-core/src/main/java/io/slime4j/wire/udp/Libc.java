@@ -72,6 +72,8 @@ final class Libc {
             ValueLayout.JAVA_LONG.withName("len"));
     /** struct msghdr of LP64 Linux: name, namelen (+4 padding), iov, iovlen, control, controllen, flags (+4). */
     static final long MSGHDR_SIZE = 56;
+    /** struct mmsghdr: a msghdr and the unsigned int msg_len, padded to 8. */
+    static final long MMSGHDR_SIZE = 64;
     static final long MSG_NAME = 0;
     static final long MSG_NAMELEN = 8;
     static final long MSG_IOV = 16;
@@ -90,6 +92,7 @@ final class Libc {
     static final MethodHandle GETSOCKNAME;
     static final MethodHandle SENDTO;
     static final MethodHandle SENDMSG;
+    static final MethodHandle SENDMMSG;
     static final MethodHandle RECVFROM;
     static final MethodHandle RECVMSG;
     static final MethodHandle CLOSE;
@@ -105,6 +108,7 @@ final class Libc {
         MethodHandle getsockname = null;
         MethodHandle sendto = null;
         MethodHandle sendmsg = null;
+        MethodHandle sendmmsg = null;
         MethodHandle recvfrom = null;
         MethodHandle recvmsg = null;
         MethodHandle close = null;
@@ -144,6 +148,7 @@ final class Libc {
                 // raw addresses as longs on the data path, so that no segment is made per datagram
                 sendto = linker.downcallHandle(libc.findOrThrow("sendto"), FunctionDescriptor.of(l, i, l, l, i, l, i));
                 sendmsg = linker.downcallHandle(libc.findOrThrow("sendmsg"), FunctionDescriptor.of(l, i, l, i));
+                sendmmsg = linker.downcallHandle(libc.findOrThrow("sendmmsg"), FunctionDescriptor.of(i, i, l, i, i));
                 recvfrom = linker.downcallHandle(libc.findOrThrow("recvfrom"),
                         FunctionDescriptor.of(l, i, l, l, i, l, l));
                 recvmsg = linker.downcallHandle(libc.findOrThrow("recvmsg"), FunctionDescriptor.of(l, i, l, i));
@@ -162,6 +167,7 @@ final class Libc {
         GETSOCKNAME = getsockname;
         SENDTO = sendto;
         SENDMSG = sendmsg;
+        SENDMMSG = sendmmsg;
         RECVFROM = recvfrom;
         RECVMSG = recvmsg;
         CLOSE = close;

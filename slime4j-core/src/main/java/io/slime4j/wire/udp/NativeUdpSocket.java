@@ -60,7 +60,7 @@ final class NativeUdpSocket extends UdpSocket {
     private InetSocketAddress lastTarget;
     private int targetLength;
     private MemorySegment copy;
-    private final GsoBurst burst;
+    private final GsoBatch batch;
     /** Whether runs of datagrams leave in one sendmsg with UDP_SEGMENT (cleared if the kernel refuses). */
     private boolean gso;
     /** Why GSO is off, once the kernel refused it on the data path; read by the port to log and report. */
@@ -96,7 +96,7 @@ final class NativeUdpSocket extends UdpSocket {
         receiveMessage = arena.allocate(Libc.MSGHDR_SIZE, 8);
         receiveIov = arena.allocate(Libc.IOVEC.byteSize() * (2 * MAX_SCATTERED + 1), 8);
         receiveControl = arena.allocate(64, 8);
-        burst = new GsoBurst(family);
+        batch = new GsoBatch(family);
         receiveMessage.set(LONG, Libc.MSG_NAME, sourceAddress.address());
         receiveMessage.set(LONG, Libc.MSG_IOV, receiveIov.address());
         receiveMessage.set(LONG, Libc.MSG_IOVLEN, 3);
@@ -391,54 +391,104 @@ final class NativeUdpSocket extends UdpSocket {
         if (!payload.scope().isAlive()) {
             throw new IllegalStateException("payload memory already closed");
         }
+        GsoBurst burst = batch.current();
         if (burst.count() > 0 && !burst.joins(target, headerLength + payloadLength)) {
-            flushHeld();
+            burst = nextRun();
         }
         burst.add(target, header, headerLength, payload.address() + payloadOffset, payloadLength);
-        if (burst.full()) {
+        if (burst.full() && !batch.advance()) {
             flushHeld();
         }
+    }
+
+    /** The next run to fill: a new one of the batch, or, when all are taken, the first after the batch left. */
+    private GsoBurst nextRun() throws IOException {
+        if (!batch.advance()) {
+            flushHeld();
+        }
+        return batch.current();
     }
 
     /**
-     * Sends the held burst: one {@code sendmsg} with {@code UDP_SEGMENT}, or a plain one for a
-     * single datagram. A full buffer loses the burst (counted; the engine resends). A kernel that
-     * refuses the segmentation ({@code EINVAL}, {@code EIO}, {@code EOPNOTSUPP}) gets the datagrams
-     * one by one; if those leave, GSO is switched off for this socket and {@link #gsoRefused()} says
-     * why.
+     * Sends the held runs: several in one {@code sendmmsg}, one in a {@code sendmsg} (with
+     * {@code UDP_SEGMENT}, or a plain one for a single datagram). When {@code sendmmsg} fails on a
+     * run, that run and the ones after it go one {@code sendmsg} each, as below. A full buffer loses
+     * the run (counted; the engine resends). A kernel that refuses the segmentation ({@code EINVAL},
+     * {@code EIO}, {@code EOPNOTSUPP}) gets the datagrams one by one; if those leave, GSO is switched
+     * off for this socket and {@link #gsoRefused()} says why.
      */
     @Override
     void flushHeld() throws IOException {
-        int count = burst.count();
-        if (count == 0) {
+        int runs = batch.runs();
+        if (runs == 0) {
             return;
         }
+        int from = 0;
         try {
-            long n = sendHeld(count > 1, 0);
-            if (n >= 0) {
-                sent(count, burst.bytes(), count > 1);
-                return;
+            while (runs - from > 1) {
+                int n = sendBatch(from, runs - from);
+                if (n <= 0) {
+                    break; // the run at from failed: it and the rest go one call each, with their own errors
+                }
+                for (int i = from; i < from + n; i++) {
+                    GsoBurst b = batch.run(i);
+                    sent(b.count(), b.bytes(), b.count() > 1);
+                }
+                heldCounters.increment(UdpCounters.GSO_BATCHES);
+                from += n;
             }
-            int errno = Libc.errno();
-            if (errno == Libc.EAGAIN || errno == Libc.ENOBUFS || errno == Libc.EINTR) {
-                heldCounters.add(UdpCounters.SEND_BUFFER_FULL, count);
-                return;
+            for (; from < runs; from++) {
+                flushRun(batch.run(from));
             }
-            if (count > 1 && (errno == Libc.EINVAL || errno == Libc.EIO || errno == Libc.EOPNOTSUPP)) {
-                sendOneByOne(count, errno);
-                return;
+        } catch (IOException | RuntimeException e) {
+            for (int i = from + 1; i < runs; i++) {
+                heldCounters.add(UdpCounters.SEND_ERRORS, batch.run(i).count());
             }
-            heldCounters.add(UdpCounters.SEND_ERRORS, count);
-            throw failure("sendmsg", errno);
+            throw e;
         } finally {
-            burst.clear();
+            batch.clear();
         }
     }
 
-    private void sendOneByOne(int count, int gsoErrno) throws IOException {
+    /** One {@code sendmmsg} of {@code n} held runs from {@code from}: how many left, or -1. */
+    private int sendBatch(int from, int n) throws IOException {
+        long vector = batch.vector(from, n);
+        if (!acquire()) {
+            throw new ClosedChannelException();
+        }
+        try {
+            return (int) Libc.SENDMMSG.invokeExact(fd, vector, n, 0);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        } finally {
+            release();
+        }
+    }
+
+    private void flushRun(GsoBurst burst) throws IOException {
+        int count = burst.count();
+        long n = sendHeld(burst, count > 1, 0);
+        if (n >= 0) {
+            sent(count, burst.bytes(), count > 1);
+            return;
+        }
+        int errno = Libc.errno();
+        if (errno == Libc.EAGAIN || errno == Libc.ENOBUFS || errno == Libc.EINTR) {
+            heldCounters.add(UdpCounters.SEND_BUFFER_FULL, count);
+            return;
+        }
+        if (count > 1 && (errno == Libc.EINVAL || errno == Libc.EIO || errno == Libc.EOPNOTSUPP)) {
+            sendOneByOne(burst, count, errno);
+            return;
+        }
+        heldCounters.add(UdpCounters.SEND_ERRORS, count);
+        throw failure("sendmsg", errno);
+    }
+
+    private void sendOneByOne(GsoBurst burst, int count, int gsoErrno) throws IOException {
         int sent = 0;
         for (int i = 0; i < count; i++) {
-            long n = sendHeld(false, i);
+            long n = sendHeld(burst, false, i);
             if (n >= 0) {
                 sent++;
                 sent(1, burst.length(i), false);
@@ -466,7 +516,7 @@ final class NativeUdpSocket extends UdpSocket {
         }
     }
 
-    private long sendHeld(boolean segmented, int index) throws IOException {
+    private long sendHeld(GsoBurst burst, boolean segmented, int index) throws IOException {
         long message = burst.message(segmented, index);
         if (!acquire()) {
             throw new ClosedChannelException();

@@ -38,8 +38,10 @@ final class UdpCounters {
     static final int COALESCED_RECEIVED = 12;
     /** Index of {@link UdpPortStats#groReceives()}. */
     static final int GRO_RECEIVES = 13;
+    /** Index of {@link UdpPortStats#gsoBatches()}. */
+    static final int GSO_BATCHES = 14;
     /** Number of counters. */
-    static final int COUNT = 14;
+    static final int COUNT = 15;
 
     private static final VarHandle VALUE = MethodHandles.arrayElementVarHandle(long[].class);
 

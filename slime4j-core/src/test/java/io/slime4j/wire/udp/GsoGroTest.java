@@ -53,6 +53,7 @@ class GsoGroTest {
                     a, b);
             assertThat(a.gsoSends()).as("GSO sends at a: %s", a).isPositive();
             assertThat(a.datagramsSent()).as("several datagrams per GSO send: %s", a).isGreaterThan(4 * a.gsoSends());
+            assertThat(a.gsoBatches()).as("several runs in one sendmmsg: %s", a).isPositive();
             assertThat(b.coalescedDatagramsReceived()).as("coalesced at b: %s", b).isPositive();
             assertThat(b.groReceives()).isPositive().isLessThan(b.coalescedDatagramsReceived());
             assertThat(b.placedDatagramsReceived()).as("first of a coalesced run still placed: %s", b).isPositive();
