@@ -352,7 +352,17 @@ public final class ShmDevice implements VerbsDevice {
             int seen = Doorbell.value(file); // before the cycle: a ring during it is not lost
             long now = System.nanoTime();
             int work;
-            progress.lock();
+            if (!progress.tryLock()) {
+                // A poller or poster holds the lock. Blocking on it would queue this thread and make every
+                // unlock of a spinning waiter unpark it (a futex call on the waiter's path); waiting for the
+                // bell could miss a ring the holder does not handle (a poster only publishes). Try again soon.
+                if (waiterDrives(now)) {
+                    LockSupport.parkNanos(this, QUIET_NANOS);
+                } else {
+                    Thread.yield();
+                }
+                continue;
+            }
             try {
                 work = cycle(now);
                 if (!closing.isEmpty()) {
@@ -373,6 +383,11 @@ public final class ShmDevice implements VerbsDevice {
         }
     }
 
+    /** Busy-polling, and a waiter spins on a completion queue (or polled just now): it drives the device. */
+    private boolean waiterDrives(long now) {
+        return config.busyPoll() && (spinners.get() > 0 || now - lastHelpAt < QUIET_NANOS);
+    }
+
     /**
      * Waits, without the progress lock, until the doorbell moves past {@code seen} (everyone with
      * work for this device rings it: its posting threads when they could not publish themselves,
@@ -384,7 +399,7 @@ public final class ShmDevice implements VerbsDevice {
         int turns = 0;
         while (!closed && Doorbell.value(file) == seen) {
             long now = System.nanoTime();
-            if (config.busyPoll() && (spinners.get() > 0 || now - lastHelpAt < QUIET_NANOS)) {
+            if (waiterDrives(now)) {
                 // A waiter spins on a completion queue and runs the duty cycles itself: a second spinning
                 // thread would only take its core. Look in now and then for the timers, without announcing
                 // sleep, so peers ringing the doorbell make no futex call.
