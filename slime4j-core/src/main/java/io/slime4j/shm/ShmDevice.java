@@ -40,11 +40,13 @@ public final class ShmDevice implements VerbsDevice {
     private static final Logger LOG = LoggerFactory.getLogger(ShmDevice.class);
     private static final Map<Long, ShmDevice> LOCAL = new ConcurrentHashMap<>();
     private static final SecureRandom RANDOM = new SecureRandom();
-    /**
-     * How long a busy-polling agent parks while a waiter spins and drives progress instead, and how
-     * recent a poller's duty cycle must be to count as spinning.
-     */
+    /** How recent a poller's duty cycle must be for a busy-polling agent to leave the device to it. */
     private static final long QUIET_NANOS = 50_000;
+    /**
+     * How long a busy-polling agent parks while a waiter drives the device (timers only: shorter
+     * parks cost the agent's wake-ups on a core the waiter needs).
+     */
+    private static final long QUIET_PARK_NANOS = 200_000;
     /** How often an idle agent runs a duty cycle for the timers of outstanding requests. */
     private static final long TIMER_TICK_NANOS = 50_000;
 
@@ -357,7 +359,7 @@ public final class ShmDevice implements VerbsDevice {
                 // unlock of a spinning waiter unpark it (a futex call on the waiter's path); waiting for the
                 // bell could miss a ring the holder does not handle (a poster only publishes). Try again soon.
                 if (waiterDrives(now)) {
-                    LockSupport.parkNanos(this, QUIET_NANOS);
+                    LockSupport.parkNanos(this, QUIET_PARK_NANOS);
                 } else {
                     Thread.yield();
                 }
@@ -403,7 +405,7 @@ public final class ShmDevice implements VerbsDevice {
                 // A waiter spins on a completion queue and runs the duty cycles itself: a second spinning
                 // thread would only take its core. Look in now and then for the timers, without announcing
                 // sleep, so peers ringing the doorbell make no futex call.
-                LockSupport.parkNanos(this, QUIET_NANOS);
+                LockSupport.parkNanos(this, QUIET_PARK_NANOS);
                 return;
             }
             if (timersRunning && now - start >= TIMER_TICK_NANOS) {
