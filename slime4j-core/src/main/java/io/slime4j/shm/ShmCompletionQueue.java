@@ -21,9 +21,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * blocked; the producer wakes them once per queue pair's turn, not once per completion (a woken
  * waiter preempts the agent on its core). A poll or wait that finds the ring empty runs a duty
  * cycle of the device itself (when no other thread does): it takes the peer's answers and executes
- * the peer's requests without waiting for the agent; a waiter spins so for the device's spin time
- * before it parks (with a busy-polling device until its deadline, and the agent stays out of its
- * way). Polling a send completion retires its request and every
+ * the peer's requests without waiting for the agent. With a busy-polling device a waiter spins so,
+ * and the agent stays out of its way. Polling a send completion retires its request and every
  * earlier unsignaled one of the queue pair.
  */
 final class ShmCompletionQueue implements CompletionQueue {
@@ -202,21 +201,6 @@ final class ShmCompletionQueue implements CompletionQueue {
         }
         if (device.config().busyPoll()) {
             return spinUntilReady(deadline);
-        }
-        // Spin as long as an idle agent would before sleeping, running duty cycles: an answer that comes
-        // back within it reaches this thread with no wake-up (neither the agent's futex nor an unpark).
-        long spinEnd = System.nanoTime() + device.config().spin().toNanos();
-        int turns = 0;
-        while (System.nanoTime() - spinEnd < 0 && deadline - System.nanoTime() > 0 && !closed) {
-            device.help();
-            if (ready()) {
-                return true;
-            }
-            if (++turns % 64 == 0) {
-                Thread.yield();
-            } else {
-                Thread.onSpinWait();
-            }
         }
         Thread me = Thread.currentThread();
         sleepers.add(me);

@@ -40,13 +40,11 @@ public final class ShmDevice implements VerbsDevice {
     private static final Logger LOG = LoggerFactory.getLogger(ShmDevice.class);
     private static final Map<Long, ShmDevice> LOCAL = new ConcurrentHashMap<>();
     private static final SecureRandom RANDOM = new SecureRandom();
-    /** How recent a poller's duty cycle must be for a busy-polling agent to leave the device to it. */
-    private static final long QUIET_NANOS = 50_000;
     /**
-     * How long a busy-polling agent parks while a waiter drives the device (timers only: shorter
-     * parks cost the agent's wake-ups on a core the waiter needs).
+     * How long a busy-polling agent parks while a waiter spins and drives progress instead, and how
+     * recent a poller's duty cycle must be to count as spinning.
      */
-    private static final long QUIET_PARK_NANOS = 200_000;
+    private static final long QUIET_NANOS = 50_000;
     /** How often an idle agent runs a duty cycle for the timers of outstanding requests. */
     private static final long TIMER_TICK_NANOS = 50_000;
 
@@ -354,17 +352,7 @@ public final class ShmDevice implements VerbsDevice {
             int seen = Doorbell.value(file); // before the cycle: a ring during it is not lost
             long now = System.nanoTime();
             int work;
-            if (!progress.tryLock()) {
-                // A poller or poster holds the lock. Blocking on it would queue this thread and make every
-                // unlock of a spinning waiter unpark it (a futex call on the waiter's path); waiting for the
-                // bell could miss a ring the holder does not handle (a poster only publishes). Try again soon.
-                if (waiterDrives(now)) {
-                    LockSupport.parkNanos(this, QUIET_PARK_NANOS);
-                } else {
-                    Thread.yield();
-                }
-                continue;
-            }
+            progress.lock();
             try {
                 work = cycle(now);
                 if (!closing.isEmpty()) {
@@ -385,11 +373,6 @@ public final class ShmDevice implements VerbsDevice {
         }
     }
 
-    /** Busy-polling, and a waiter spins on a completion queue (or polled just now): it drives the device. */
-    private boolean waiterDrives(long now) {
-        return config.busyPoll() && (spinners.get() > 0 || now - lastHelpAt < QUIET_NANOS);
-    }
-
     /**
      * Waits, without the progress lock, until the doorbell moves past {@code seen} (everyone with
      * work for this device rings it: its posting threads when they could not publish themselves,
@@ -401,11 +384,11 @@ public final class ShmDevice implements VerbsDevice {
         int turns = 0;
         while (!closed && Doorbell.value(file) == seen) {
             long now = System.nanoTime();
-            if (waiterDrives(now)) {
+            if (config.busyPoll() && (spinners.get() > 0 || now - lastHelpAt < QUIET_NANOS)) {
                 // A waiter spins on a completion queue and runs the duty cycles itself: a second spinning
                 // thread would only take its core. Look in now and then for the timers, without announcing
                 // sleep, so peers ringing the doorbell make no futex call.
-                LockSupport.parkNanos(this, QUIET_PARK_NANOS);
+                LockSupport.parkNanos(this, QUIET_NANOS);
                 return;
             }
             if (timersRunning && now - start >= TIMER_TICK_NANOS) {
