@@ -36,7 +36,9 @@ import java.util.Locale;
  * <p>Rows: 64 B write-with-immediate round trip (p50, p99; the peer answers each with one), 32 B
  * SEND rate (32 outstanding, counted as the sender's completions, each a message placed in a
  * posted receive), and one-sided RDMA WRITE and READ bandwidth (16 outstanding, each to its own
- * offset, as {@code Compare} does). Set {@code SLIME4J_SHM_BUSY_POLL=true} for busy-polling agents.
+ * offset, as {@code Compare} does). Set {@code SLIME4J_SHM_BUSY_POLL=true} for busy-polling devices (a poster
+ * waiting in {@code await} then spins and drives the device itself; with {@code --poll spin} its {@code poll}
+ * runs a duty cycle whenever the queue is empty).
  */
 public final class ShmVerbsBench {
     private static final int WINDOW = 16;

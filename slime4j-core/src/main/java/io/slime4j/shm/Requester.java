@@ -9,7 +9,8 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
 /**
- * The send side of a queue pair (agent thread only). Checks each posted request against the local
+ * The send side of a queue pair (holder of the device's progress lock only: the agent, a poller,
+ * or a posting thread publishing its own request). Checks each posted request against the local
  * keys (LOC_PROT_ERR, LOC_LEN_ERR) and publishes it into the ring of the queue pair's shared file,
  * with what the peer needs to reach the local memory; completes requests in order as the peer's
  * "done" word passes them (or fails the one it NAKed); waits {@code rnrTimer} after an RNR NAK and
@@ -65,6 +66,19 @@ final class Requester {
             retries = 0;
         }
         return work;
+    }
+
+    /**
+     * Publishes what was posted, on the posting thread (progress lock held); false when the agent
+     * must do it: the queue pair is not ready to send, the peer is not attached yet (nobody to
+     * ring), or a request failed its local checks (the agent completes it in order).
+     */
+    boolean publishNow() {
+        if (qp.state() != io.slime4j.verbs.QpState.RTS || qp.responder.peer() == null || localFailSsn >= 0) {
+            return false;
+        }
+        publish();
+        return localFailSsn < 0;
     }
 
     private int publish() {
@@ -248,7 +262,7 @@ final class Requester {
         qp.enterError();
     }
 
-    /** Flushes every request not completed yet, and those posted in ERR (agent thread). */
+    /** Flushes every request not completed yet, and those posted in ERR (progress lock held). */
     int flush() {
         long posted = qp.sqPosted();
         long from = Math.max(completed, flushedUpTo);

@@ -12,7 +12,7 @@ import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
 
 /**
- * The receive side of a queue pair (agent thread only): executes the peer's ring in order, once
+ * The receive side of a queue pair (holder of the device's progress lock only): executes the peer's ring in order, once
  * each. Checks the remote key, protection domain, bounds (without overflow) and access flag of
  * every one-sided request (REM_ACCESS_ERR, the target untouched; a misaligned atomic is
  * REM_INV_REQ_ERR), then copies once, straight between the two sides' registered memory. SENDs and
@@ -25,7 +25,7 @@ final class Responder {
 
     private final ShmQueuePair qp;
     private final ShmCounters counters;
-    private PeerDevice peer;
+    private volatile PeerDevice peer; // read by posting threads before they publish
     private QpFile peerFile;
     private PeerMemory memory;
     private long head;
@@ -274,7 +274,7 @@ final class Responder {
         qp.rqConsumed++;
     }
 
-    /** Flushes every receive not consumed (agent thread, queue pair in ERR). */
+    /** Flushes every receive not consumed (progress lock held, queue pair in ERR). */
     int flush() {
         int n = 0;
         long posted = qp.rqPosted();

@@ -15,11 +15,15 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * A completion ring in this process (completions never cross processes): one producer, the
- * device's agent (or the closing thread once it stopped), pollers serialised by a lock, waiters
- * parked and unparked directly by the producer only when one is blocked; the agent wakes them once
- * per queue pair's turn, not once per completion (a woken waiter preempts the agent on its core).
- * Polling a send completion retires its request and every earlier unsignaled one of the queue pair.
+ * A completion ring in this process (completions never cross processes): one producer at a time,
+ * the holder of the device's progress lock (or the closing thread once the agent stopped), pollers
+ * serialised by a lock, waiters parked and unparked directly by the producer only when one is
+ * blocked; the producer wakes them once per queue pair's turn, not once per completion (a woken
+ * waiter preempts the agent on its core). A poll or wait that finds the ring empty runs a duty
+ * cycle of the device itself (when no other thread does): it takes the peer's answers and executes
+ * the peer's requests without waiting for the agent. With a busy-polling device a waiter spins so,
+ * and the agent stays out of its way. Polling a send completion retires its request and every
+ * earlier unsignaled one of the queue pair.
  */
 final class ShmCompletionQueue implements CompletionQueue {
     private static final VarHandle TAIL;
@@ -55,7 +59,7 @@ final class ShmCompletionQueue implements CompletionQueue {
     private volatile int waiters;
     private volatile boolean closed;
     private long lost;
-    /** A wake-up is owed to the waiters (agent thread only). */
+    /** A wake-up is owed to the waiters (holder of the progress lock only). */
     private boolean wakePending;
     private final ReentrantLock lock = new ReentrantLock();
     private final Set<Thread> sleepers = ConcurrentHashMap.newKeySet();
@@ -102,8 +106,8 @@ final class ShmCompletionQueue implements CompletionQueue {
         owner.counters().increment(Counter.COMPLETIONS_GENERATED);
         TAIL.setVolatile(this, t + 1);
         if (waiters > 0) {
-            if (device.onAgentThread()) {
-                if (!wakePending) { // woken once, when the agent has pushed what this duty cycle brought
+            if (device.progressing()) {
+                if (!wakePending) { // woken once, when the producer has pushed what this turn brought
                     wakePending = true;
                     device.wakeLater(this);
                 }
@@ -114,7 +118,7 @@ final class ShmCompletionQueue implements CompletionQueue {
         return true;
     }
 
-    /** Wakes the waiters a {@link #push} on the agent thread left for the end of its queue pair's turn. */
+    /** Wakes the waiters a {@link #push} under the progress lock left for the end of its queue pair's turn. */
     void wakeDeferred() {
         wakePending = false;
         wake();
@@ -133,8 +137,11 @@ final class ShmCompletionQueue implements CompletionQueue {
 
     @Override
     public int poll(WorkCompletion[] into) {
-        if ((long) TAIL.getAcquire(this) == head && !overflowed) {
-            return 0;
+        if (!ready()) {
+            device.help(); // nothing here yet: take the peer's answers now rather than wait for the agent
+            if (!ready()) {
+                return 0;
+            }
         }
         int n;
         lock.lock();
@@ -184,9 +191,16 @@ final class ShmCompletionQueue implements CompletionQueue {
         if (ready()) {
             return true;
         }
+        device.help();
+        if (ready()) {
+            return true;
+        }
         long deadline = System.nanoTime() + unit.toNanos(timeout);
         if (deadline - System.nanoTime() <= 0 || closed) {
             return false;
+        }
+        if (device.config().busyPoll()) {
+            return spinUntilReady(deadline);
         }
         Thread me = Thread.currentThread();
         sleepers.add(me);
@@ -206,6 +220,34 @@ final class ShmCompletionQueue implements CompletionQueue {
         } finally {
             WAITERS.getAndAdd(this, -1);
             sleepers.remove(me);
+        }
+    }
+
+    /** Busy-polling: runs the device's duty cycles on this thread until a completion or the deadline. */
+    private boolean spinUntilReady(long deadline) throws InterruptedException {
+        device.spinning(1);
+        try {
+            int turns = 0;
+            while (!closed) {
+                device.help();
+                if (ready()) {
+                    return true;
+                }
+                if (deadline - System.nanoTime() <= 0) {
+                    return false;
+                }
+                if (Thread.interrupted()) {
+                    throw new InterruptedException();
+                }
+                if (++turns % 64 == 0) {
+                    Thread.yield(); // fewer cores than runnable threads: let the thread this one waits for run
+                } else {
+                    Thread.onSpinWait();
+                }
+            }
+            return ready();
+        } finally {
+            device.spinning(-1);
         }
     }
 

@@ -18,21 +18,35 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * A verbs device for peers on the same host: queue pairs talk through rings in shared memory
  * ({@code memfd}) and RDMA WRITE, READ and SEND data moves with one copy straight between the two
- * sides' registered memory. One progress agent thread per device runs every queue pair's requester
- * and responder; idle, it spins briefly and then sleeps on a futex doorbell that posting threads
- * and peers ring ({@link ShmConfig#busyPoll()} keeps it spinning). See docs/SHM.md.
+ * sides' registered memory. Every queue pair's requester and responder run under one progress
+ * lock, taken by whichever thread gets there: a posting thread publishes its request into the ring
+ * itself, a thread polling a completion queue runs a duty cycle when the queue is empty (it takes
+ * the peer's answers and executes the peer's requests without a hand-off), and the device's agent
+ * thread does the rest. Idle, the agent spins briefly and then sleeps on a futex doorbell that
+ * posting threads and peers ring; with {@link ShmConfig#busyPoll()} it spins, unless a waiter
+ * spins on a completion queue already (then that waiter drives progress and the agent only keeps
+ * the timers). See docs/SHM.md.
  */
 public final class ShmDevice implements VerbsDevice {
     private static final Logger LOG = LoggerFactory.getLogger(ShmDevice.class);
     private static final Map<Long, ShmDevice> LOCAL = new ConcurrentHashMap<>();
     private static final SecureRandom RANDOM = new SecureRandom();
+    /**
+     * How long a busy-polling agent parks while a waiter spins and drives progress instead, and how
+     * recent a poller's duty cycle must be to count as spinning.
+     */
+    private static final long QUIET_NANOS = 50_000;
+    /** How often an idle agent runs a duty cycle for the timers of outstanding requests. */
+    private static final long TIMER_TICK_NANOS = 50_000;
 
     private final ShmConfig config;
     private final long id;
@@ -47,9 +61,17 @@ public final class ShmDevice implements VerbsDevice {
     private final ShmQueuePair[] byQpn = new ShmQueuePair[Layout.MAX_QPS];
     private final ConcurrentLinkedQueue<ShmQueuePair> closing = new ConcurrentLinkedQueue<>();
     private final Thread agent;
-    /** Completion queues whose waiters are owed a wake-up (agent thread only). */
+    /** Held by whichever thread runs requesters and responders: the agent, a poller or a poster. */
+    private final ReentrantLock progress = new ReentrantLock();
+    /** Waiters busy-polling a completion queue of this device: while any does, the agent does not spin. */
+    private final AtomicInteger spinners = new AtomicInteger();
+    /** Completion queues whose waiters are owed a wake-up (holder of the progress lock only). */
     private final ArrayList<ShmCompletionQueue> toWake = new ArrayList<>();
     private volatile boolean closed;
+    /** Some queue pair had requests outstanding at the end of the last duty cycle. */
+    private volatile boolean timersRunning;
+    /** When a poller last ran a duty cycle ({@link #help}). */
+    private volatile long lastHelpAt = System.nanoTime() - (1L << 40);
 
     private ShmDevice(ShmConfig config) {
         ShmNative.requireAvailable();
@@ -178,15 +200,21 @@ public final class ShmDevice implements VerbsDevice {
     }
 
     private synchronized void retire() {
-        ShmQueuePair qp;
-        while ((qp = closing.poll()) != null) {
-            if (!qps.remove(qp)) {
-                continue;
+        progress.lock(); // flushing runs the requester and responder: no poller may run them meanwhile
+        try {
+            ShmQueuePair qp;
+            while ((qp = closing.poll()) != null) {
+                if (!qps.remove(qp)) {
+                    continue;
+                }
+                qp.handleError();
+                Layout.setRelease(file, Layout.DEV_DIR + qp.qpn() * Layout.DIR_ENTRY + 16, 0);
+                byQpn[qp.qpn()] = null;
+                qp.file.close();
             }
-            qp.handleError();
-            Layout.setRelease(file, Layout.DEV_DIR + qp.qpn() * Layout.DIR_ENTRY + 16, 0);
-            byQpn[qp.qpn()] = null;
-            qp.file.close();
+        } finally {
+            wakeDeferred(); // the flushes' completions
+            progress.unlock();
         }
     }
 
@@ -222,11 +250,76 @@ public final class ShmDevice implements VerbsDevice {
         return f;
     }
 
-    boolean onAgentThread() {
-        return Thread.currentThread() == agent;
+    /** Whether the current thread holds the progress lock (runs requesters and responders now). */
+    boolean progressing() {
+        return progress.isHeldByCurrentThread();
     }
 
-    /** Wakes {@code cq}'s waiters when the agent ends this queue pair's turn (agent thread). */
+    /**
+     * One duty cycle on the calling thread (a completion queue's poller), unless another thread
+     * runs one now or the device is closed; how much work it did.
+     */
+    int help() {
+        if (closed || !progress.tryLock()) {
+            return 0;
+        }
+        try {
+            if (closed) {
+                return 0;
+            }
+            long now = System.nanoTime();
+            lastHelpAt = now;
+            return cycle(now);
+        } finally {
+            progress.unlock();
+        }
+    }
+
+    /**
+     * Publishes {@code qp}'s posted requests into its ring on the posting thread, unless another
+     * thread holds the progress lock; whether it did (else the caller rings the agent).
+     */
+    boolean publishNow(ShmQueuePair qp) {
+        if (closed || !progress.tryLock()) {
+            return false;
+        }
+        try {
+            return !closed && qp.requester.publishNow();
+        } catch (RuntimeException e) {
+            counters.increment(Counter.AGENT_ERRORS);
+            LOG.error("shm device {}: publishing on the posting thread failed", name(), e);
+            return false;
+        } finally {
+            progress.unlock();
+        }
+    }
+
+    /** A waiter starts (+1) or stops (-1) busy-polling one of this device's completion queues. */
+    void spinning(int delta) {
+        spinners.addAndGet(delta);
+    }
+
+    /** Runs every queue pair's turn (holder of the progress lock); records whether timers are running. */
+    private int cycle(long now) {
+        int work = 0;
+        boolean busy = false;
+        try {
+            for (ShmQueuePair qp : qps) {
+                work += qp.doWork(now);
+                busy |= qp.busy();
+                wakeDeferred(); // once per turn: the first woken waiter would preempt this thread
+            }
+        } catch (RuntimeException e) {
+            counters.increment(Counter.AGENT_ERRORS);
+            LOG.error("shm device {}: progress error", name(), e);
+        } finally {
+            wakeDeferred();
+        }
+        timersRunning = busy;
+        return work;
+    }
+
+    /** Wakes {@code cq}'s waiters when this queue pair's turn ends (holder of the progress lock). */
     void wakeLater(ShmCompletionQueue cq) {
         toWake.add(cq);
     }
@@ -254,49 +347,69 @@ public final class ShmDevice implements VerbsDevice {
     // ---------------------------------------------------------------- the agent
 
     private void run() {
-        long spinNanos = config.spin().toNanos();
-        long maxSleep = config.maxSleep().toNanos();
         long idleSince = System.nanoTime();
-        int idleSpins = 0;
         while (!closed) {
-            int seen = Doorbell.value(file);
+            int seen = Doorbell.value(file); // before the cycle: a ring during it is not lost
             long now = System.nanoTime();
-            int work = 0;
-            boolean busy = false;
+            int work;
+            progress.lock();
             try {
-                for (ShmQueuePair qp : qps) {
-                    work += qp.doWork(now);
-                    busy |= qp.busy();
-                    wakeDeferred(); // once per turn: the first woken waiter would preempt the agent
-                }
+                work = cycle(now);
                 if (!closing.isEmpty()) {
                     retire();
                 }
             } catch (RuntimeException e) {
+                work = 0;
                 counters.increment(Counter.AGENT_ERRORS);
                 LOG.error("shm device {}: agent error", name(), e);
             } finally {
-                wakeDeferred();
+                progress.unlock();
             }
             if (work > 0) {
                 idleSince = now;
                 continue;
             }
-            if (config.busyPoll() || now - idleSince < spinNanos) {
-                // An idle spin yields now and then: on a machine with fewer cores than runnable threads the
-                // threads this agent hands to or waits for (the poster, the dispatcher, the peer's agent) get
-                // the core; that keeps the round trip short. It is a trade: under EEVDF (Linux 6.17 on) a
-                // yield forfeits the rest of the slice, and a yielded agent waits in the run queue where a
-                // ring cannot wake it (it is not asleep); docs/PERFORMANCE.md, "the idle yield", measures both.
-                if (++idleSpins % 64 == 0) {
-                    Thread.yield();
-                } else {
-                    Thread.onSpinWait();
-                }
-                continue;
+            idle(seen, idleSince);
+        }
+    }
+
+    /**
+     * Waits, without the progress lock, until the doorbell moves past {@code seen} (everyone with
+     * work for this device rings it: its posting threads when they could not publish themselves,
+     * its peers when they published or answered), or the timers of outstanding requests are due.
+     * The wait reads one word, so posting threads and pollers find the progress lock free.
+     */
+    private void idle(int seen, long idleSince) {
+        long start = System.nanoTime();
+        int turns = 0;
+        while (!closed && Doorbell.value(file) == seen) {
+            long now = System.nanoTime();
+            if (config.busyPoll() && (spinners.get() > 0 || now - lastHelpAt < QUIET_NANOS)) {
+                // A waiter spins on a completion queue and runs the duty cycles itself: a second spinning
+                // thread would only take its core. Look in now and then for the timers, without announcing
+                // sleep, so peers ringing the doorbell make no futex call.
+                LockSupport.parkNanos(this, QUIET_NANOS);
+                return;
             }
-            // Requests outstanding: timers and peer liveness need a short bound; otherwise sleep long.
-            Doorbell.await(file, seen, busy ? Math.min(maxSleep, 200_000) : maxSleep);
+            if (timersRunning && now - start >= TIMER_TICK_NANOS) {
+                return;
+            }
+            if (!config.busyPoll() && now - idleSince >= config.spin().toNanos()) {
+                // Requests outstanding: timers and peer liveness need a short bound; otherwise sleep long.
+                long maxSleep = config.maxSleep().toNanos();
+                Doorbell.await(file, seen, timersRunning ? Math.min(maxSleep, 200_000) : maxSleep);
+                return;
+            }
+            // An idle spin yields now and then: on a machine with fewer cores than runnable threads the
+            // threads this agent hands to or waits for (the poster, the dispatcher, the peer's agent) get
+            // the core; that keeps the round trip short. It is a trade: under EEVDF (Linux 6.17 on) a
+            // yield forfeits the rest of the slice, and a yielded agent waits in the run queue where a
+            // ring cannot wake it (it is not asleep); docs/PERFORMANCE.md, "the idle yield", measures both.
+            if (++turns % 64 == 0) {
+                Thread.yield();
+            } else {
+                Thread.onSpinWait();
+            }
         }
     }
 
@@ -323,7 +436,7 @@ public final class ShmDevice implements VerbsDevice {
             qp.modifyToError();
             closing.add(qp);
         }
-        retire();
+        retire(); // under the progress lock: a poller's duty cycle in progress ends first, none starts (closed)
         LOCAL.remove(id);
         for (PeerDevice p : peers.values()) {
             p.close();

@@ -15,10 +15,11 @@ import java.security.SecureRandom;
 
 /**
  * A reliable-connected queue pair of an {@link ShmDevice}. Application threads post into bounded
- * send and receive queues (a short lock per queue, the request copied); the device's agent runs
- * the {@link Requester} (which publishes requests into this queue pair's ring in its shared file)
- * and the {@link Responder} (which executes the peer's ring). State changes to ERR are visible at
- * once and flushed by the agent.
+ * send and receive queues (a short lock per queue, the request copied); whichever thread holds the
+ * device's progress lock runs the {@link Requester} (which publishes requests into this queue
+ * pair's ring in its shared file) and the {@link Responder} (which executes the peer's ring): the
+ * posting thread itself publishes when it can take the lock, else the agent does. State changes
+ * to ERR are visible at once and flushed under the progress lock.
  */
 final class ShmQueuePair implements QueuePair {
     private static final SecureRandom RANDOM = new SecureRandom();
@@ -182,7 +183,9 @@ final class ShmQueuePair implements QueuePair {
             sqPosted = posted + 1;
         }
         counters.increment(Counter.WR_POSTED);
-        device.wakeup();
+        if (!device.publishNow(this)) { // straight into the ring and the peer rung, unless another thread progresses
+            device.wakeup();
+        }
     }
 
     @Override
@@ -231,7 +234,7 @@ final class ShmQueuePair implements QueuePair {
 
     // ---------------------------------------------------------------- agent side
 
-    /** One duty cycle (agent thread). */
+    /** One duty cycle (holder of the device's progress lock). */
     int doWork(long now) {
         QpState s = state;
         if (s == QpState.ERR) {
@@ -247,7 +250,7 @@ final class ShmQueuePair implements QueuePair {
         return work;
     }
 
-    /** Fails the queue pair now (agent thread) and flushes. */
+    /** Fails the queue pair now (holder of the progress lock) and flushes. */
     void enterError() {
         state = QpState.ERR;
         file.markFailed();

@@ -10,8 +10,11 @@
  * memory was allocated there, else with {@code process_vm_readv}/{@code writev}, and in one process
  * directly. Completions stay in the process that polls them. See docs/SHM.md.
  *
- * <p>Threading: one progress agent per device owns the requester and responder state of its queue
- * pairs; posting threads copy requests into per-queue-pair rings under a short lock and ring the
- * device's futex doorbell; completion queues have one producer and lock-serialised pollers.
+ * <p>Threading: the requester and responder state of a device's queue pairs belongs to whichever
+ * thread holds the device's progress lock: a posting thread publishing its own request, a thread
+ * polling a completion queue (one duty cycle when the queue is empty; spinning with busy polling),
+ * or the device's progress agent, which runs what nobody polls for and sleeps on the device's futex
+ * doorbell otherwise. Completion queues have one producer at a time (the lock holder) and
+ * lock-serialised pollers.
  */
 package io.slime4j.shm;

@@ -44,7 +44,8 @@ class SuiteCoverageTest {
         }
         assertThat(devices.keySet()).as("device packages").contains(
                 "io.slime4j.conformance.inproc", "io.slime4j.conformance.inprocfaults",
-                "io.slime4j.conformance.udp", "io.slime4j.conformance.nativeudp", "io.slime4j.conformance.busypoll");
+                "io.slime4j.conformance.udp", "io.slime4j.conformance.nativeudp", "io.slime4j.conformance.busypoll",
+                "io.slime4j.conformance.shm", "io.slime4j.conformance.shmbusypoll");
 
         devices.forEach((pkg, classes) -> {
             for (Class<?> suite : suites) {
