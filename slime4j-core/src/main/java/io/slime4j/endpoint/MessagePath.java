@@ -165,15 +165,19 @@ final class MessagePath {
         slot.meta = null;
         slot.eager = false;
         slot.recvCancelled = false;
-        OrderGate gate = new OrderGate(2, leaveActions[slot.index]); // the caller's hold and the match's
-        slot.gate = gate;
-        ordering.holdOnEarlierIo(gate);
+        // the slot's gate, made at its first send and reused: a slot comes back only after its gate fired
+        OrderGate gate = slot.gate;
         Wire32.Meta meta;
         boolean recvCancelled;
         String failure;
         lock.lock();
-        try {
-            if (lastGate != null) {
+        try { // renewed under the lock, so no other send can chain to it as the last gate meanwhile
+            if (gate == null) {
+                slot.gate = gate = new OrderGate(2, leaveActions[slot.index]); // the caller's hold and the match's
+            } else {
+                gate.reset(2);
+            }
+            if (lastGate != null && lastGate != gate) { // the same gate as the last: it fired already
                 lastGate.chain(gate); // sends leave in call order
             }
             lastGate = gate;
@@ -188,6 +192,7 @@ final class MessagePath {
         } finally {
             lock.unlock();
         }
+        ordering.holdOnEarlierIo(gate); // the caller's hold keeps it shut until here
         if (failure != null) { // the endpoint failed after the check above: no meta will come
             op.failNow(failedStatus, failure);
             if (eagerSend) {

@@ -92,6 +92,23 @@ final class OrderGate {
         }
     }
 
+    /**
+     * Makes this gate, whose action has run, new again with {@code holds} holds, no successor and no
+     * earlier failure, for the next op of the same place (a send slot's next send: a slot comes back
+     * only after its send's gate fired). Only where no other thread can chain to it meanwhile (the
+     * send path's lock).
+     *
+     * @throws IllegalStateException if the action has not run (the gate is still in use)
+     */
+    void reset(int holds) {
+        if (successor != FIRED) {
+            throw new IllegalStateException("an order gate reused before its action ran");
+        }
+        earlierFailure = null;
+        this.holds = holds;
+        successor = null;
+    }
+
     /** Whether the action has run. */
     boolean fired() {
         return successor == FIRED;
