@@ -27,13 +27,18 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * JMH: what one 4 KiB RDMA write costs on the futures API of {@link RdmaEndpoint}, in time and in
- * allocation (run it with {@code -prof gc} and read {@code gc.alloc.rate.norm}: bytes allocated per
- * write, by every thread of the JVM, caller, dispatch threads and progress agents alike, divided by
- * the writes). Two endpoints in this JVM, each on {@code rails} soft devices, over the in-process
- * wire or UDP loopback ({@code wire}). {@link #writeJoin} posts one write and waits for it;
- * {@link #writeWindow} keeps {@value #WINDOW} writes outstanding and waits for them all, the
- * figure being per write. The caller's batch list is made once, so the figure is the endpoint's own.
+ * JMH: what one operation of each kind costs on the futures API of {@link RdmaEndpoint}, in time
+ * and in allocation (run it with {@code -prof gc} and read {@code gc.alloc.rate.norm}: bytes
+ * allocated per op, by every thread of the JVM, caller, dispatch threads and progress agents alike,
+ * divided by the ops). Two endpoints in this JVM, each on {@code rails} soft devices, over the
+ * in-process wire or UDP loopback ({@code wire}). {@link #writeJoin} posts one 4 KiB write and
+ * waits for it; {@link #writeWindow} keeps {@value #WINDOW} writes outstanding and waits for them
+ * all, the figure being per write; {@link #readJoin} is a lone 4 KiB read. The two-sided cases
+ * count two ops per invocation, the sender's and the receiver's: {@link #writeImmJoin} (a 4 KiB
+ * write-with-imm and its {@code immRecv}), {@link #send32}, {@link #send1k} (eager messages) and
+ * {@link #send64k} (a rendezvous message, above the default eager threshold), each a recv posted
+ * first, then the send, both joined. The caller's batch lists are made once, so the figure is the
+ * endpoint's own.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.Throughput)
@@ -43,6 +48,8 @@ import org.openjdk.jmh.annotations.Warmup;
 @Fork(value = 1, jvmArgsAppend = "--enable-native-access=ALL-UNNAMED")
 public class EndpointAllocJmh {
     static final int WINDOW = 16;
+    /** Bytes of each endpoint's buffer: the write window, and the largest message. */
+    static final long BUFFER = Math.max(WINDOW * 4096L, 64 << 10);
     private static final Duration BOUND = Duration.ofSeconds(30);
 
     /** {@code inproc} or {@code udp}. */
@@ -90,8 +97,8 @@ public class EndpointAllocJmh {
         a = RdmaEndpoint.open(railsA, config.toBuilder().name("alloc-a").build());
         b = RdmaEndpoint.open(railsB, config.toBuilder().name("alloc-b").build());
         arena = Arena.ofShared();
-        a.register("buf", arena.allocate(WINDOW * 4096L, 4096));
-        b.register("buf", arena.allocate(WINDOW * 4096L, 4096));
+        a.register("buf", arena.allocate(BUFFER, 4096));
+        b.register("buf", arena.allocate(BUFFER, 4096));
         a.connect(b.info());
         b.connect(a.info());
         one = List.of(Assignment.local("buf", 0).remote("buf", 0).length(4096));
@@ -132,5 +139,47 @@ public class EndpointAllocJmh {
             pending[i] = null;
         }
         return last;
+    }
+
+    /** One 4 KiB read, then wait for it. */
+    @Benchmark
+    public TransferFuture readJoin() {
+        return a.read(one).join();
+    }
+
+    /** A 4 KiB write-with-imm and the peer's {@code immRecv}: two ops, both joined. */
+    @Benchmark
+    @OperationsPerInvocation(2)
+    public TransferFuture writeImmJoin() {
+        TransferFuture r = b.immRecv();
+        a.writeWithImm(one, 7).join();
+        return r.join();
+    }
+
+    /** A 32 B eager message: the peer's recv posted first, then the send; two ops, both joined. */
+    @Benchmark
+    @OperationsPerInvocation(2)
+    public TransferFuture send32() {
+        return message(32);
+    }
+
+    /** A 1 KiB eager message, as {@link #send32}. */
+    @Benchmark
+    @OperationsPerInvocation(2)
+    public TransferFuture send1k() {
+        return message(1024);
+    }
+
+    /** A 64 KiB rendezvous message (above the default eager threshold), as {@link #send32}. */
+    @Benchmark
+    @OperationsPerInvocation(2)
+    public TransferFuture send64k() {
+        return message(64 << 10);
+    }
+
+    private TransferFuture message(int length) {
+        TransferFuture r = b.recv("buf", 0, length);
+        a.send("buf", 0, length).join();
+        return r.join();
     }
 }

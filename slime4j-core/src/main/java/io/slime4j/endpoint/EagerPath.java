@@ -230,7 +230,7 @@ final class EagerPath {
         }
         byte[] data = h.data();
         if (h.kind() == Wire32.EAGER_DATA && data.length <= slot.length && !op.isDone()) {
-            MemorySegment.copy(data, 0, slot.recvBuffer, ValueLayout.JAVA_BYTE, 0, data.length);
+            MemorySegment.copy(data, 0, slot.recvSegment, ValueLayout.JAVA_BYTE, slot.recvOffset, data.length);
         }
         complete(slot, h.kind(), data.length, !slot.small);
         return false;
@@ -263,7 +263,7 @@ final class EagerPath {
         }
         OpState op = s.tenant();
         if (kind == Wire32.EAGER_DATA && op != null && !op.isDone() && len <= s.length && len > 0) {
-            MemorySegment.copy(bounce, 0, s.recvBuffer, 0, len);
+            MemorySegment.copy(bounce, 0, s.recvSegment, s.recvOffset, len);
         }
         return s;
     }

@@ -9,6 +9,7 @@ import io.slime4j.verbs.WorkRequest;
 import java.util.ArrayList;
 import java.lang.foreign.MemorySegment;
 import java.util.HashMap;
+import java.util.function.Consumer;
 import java.util.List;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -72,6 +73,8 @@ final class MessagePath {
     private WcStatus failedStatus;
     /** Each recv slot's one meta post, refilled per lease (posting copies it), so a message allocates none. */
     private final WorkRequest[] recvWrs;
+    /** Per send slot, the action of its send's gate ({@link #leave}), made once instead of per send. */
+    private final Consumer<String>[] leaveActions;
     /** Writes a matched rendezvous send's data into the peer's buffer. */
     private final RendezvousWriter rendezvous;
 
@@ -99,9 +102,14 @@ final class MessagePath {
         this.sendPool = new SlotPool(name + " send", n, 1, 0);
         this.recvPool = new SlotPool(name + " recv", n, 1, Transport.recvMetaBase());
         this.recvWrs = new WorkRequest[n];
+        @SuppressWarnings("unchecked")
+        Consumer<String>[] leaves = new Consumer[n];
         for (int i = 0; i < n; i++) {
             recvWrs[i] = new WorkRequest();
+            Slot s = sendPool.slot(i);
+            leaves[i] = earlierFailure -> leave(s);
         }
+        this.leaveActions = leaves;
         this.rendezvous = new RendezvousWriter(name, router, transport, releaser, sendPool, n);
         this.notices = new CancelNotices(lifecycle, transport, recvPool, releaser, anomalies);
         this.metaWindow = new MetaWindow(transport, hooks, anomalies, imm, lanes, this);
@@ -157,15 +165,19 @@ final class MessagePath {
         slot.meta = null;
         slot.eager = false;
         slot.recvCancelled = false;
-        OrderGate gate = new OrderGate(2, earlierFailure -> leave(slot)); // the caller's hold and the match's
-        slot.gate = gate;
-        ordering.holdOnEarlierIo(gate);
+        // the slot's gate, made at its first send and reused: a slot comes back only after its gate fired
+        OrderGate gate = slot.gate;
         Wire32.Meta meta;
         boolean recvCancelled;
         String failure;
         lock.lock();
-        try {
-            if (lastGate != null) {
+        try { // renewed under the lock, so no other send can chain to it as the last gate meanwhile
+            if (gate == null) {
+                slot.gate = gate = new OrderGate(2, leaveActions[slot.index]); // the caller's hold and the match's
+            } else {
+                gate.reset(2);
+            }
+            if (lastGate != null && lastGate != gate) { // the same gate as the last: it fired already
                 lastGate.chain(gate); // sends leave in call order
             }
             lastGate = gate;
@@ -180,6 +192,7 @@ final class MessagePath {
         } finally {
             lock.unlock();
         }
+        ordering.holdOnEarlierIo(gate); // the caller's hold keeps it shut until here
         if (failure != null) { // the endpoint failed after the check above: no meta will come
             op.failNow(failedStatus, failure);
             if (eagerSend) {
@@ -241,22 +254,26 @@ final class MessagePath {
         slot.small = threshold > 0 && length <= threshold;
         slot.lateMeta = false;
         slot.length = length;
-        slot.recvBuffer = threshold > 0 ? mr.segment().asSlice(offset, length) : null;
+        slot.recvSegment = threshold > 0 ? mr.segment() : null; // bounds checked here by regions.local
+        slot.recvOffset = offset;
         slot.lease(op, slot.small ? 1 : 2, hooks.slotHoldsOpStrongly());
         op.addPart();
         MemoryRegion control = transport.control;
-        MemorySegment metaBuffer = control.segment().asSlice(slot.metaOffset, Wire32.META_BYTES);
+        MemorySegment metaBuffer = slot.metaBuffer;
+        if (metaBuffer == null) { // the slot's place in the control region never moves: one slice per slot
+            slot.metaBuffer = metaBuffer = control.segment().asSlice(slot.metaOffset, Wire32.META_BYTES);
+        }
         if (threshold > 0) {
-            Wire32.writeMeta(metaBuffer, new Wire32.Meta(Wire32.token(slot.index, op.seq), mr.address() + offset,
-                    mr.remoteKey(), length, 0)); // numbered below, before anything can answer it
+            Wire32.writeMeta(metaBuffer, 0, Wire32.token(slot.index, op.seq), mr.address() + offset,
+                    mr.remoteKey(), length, 0); // numbered below, before anything can answer it
             if (!eager.posted(slot, op, metaBuffer)) {
                 op.partDone(); // answered by what arrived already, or small: no meta
                 return op.future();
             }
         } else {
             slot.msgSeq = nextRecv.getAndIncrement() & Wire32.SEQ_MASK;
-            Wire32.writeMeta(metaBuffer, new Wire32.Meta(Wire32.token(slot.index, op.seq), mr.address() + offset,
-                    mr.remoteKey(), length, slot.msgSeq));
+            Wire32.writeMeta(metaBuffer, 0, Wire32.token(slot.index, op.seq), mr.address() + offset,
+                    mr.remoteKey(), length, slot.msgSeq);
         }
         router.select(QpOpType.CONTROL, op.seq); // the meta queue pair: lane 0 (Router counts other answers)
         WorkRequest wr = recvWrs[slot.index].clear().wrId(WrIds.encode(WrIds.META_SEND, 0, slot.index, 0, op.seq))

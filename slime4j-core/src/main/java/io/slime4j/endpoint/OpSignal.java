@@ -2,6 +2,7 @@ package io.slime4j.endpoint;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -18,7 +19,7 @@ import java.util.concurrent.locks.LockSupport;
  * {@value #POLL_MAX_NANOS} ns. The flag is written before the waiter is read, and the waiter
  * before the flag is read again, both volatile, so a wake-up is never lost.
  */
-class OpSignal {
+class OpSignal extends ForwardingStage<TransferFuture> {
     /** Checks of the flag before a waiter parks. */
     static final int SPINS = 64;
     static final long POLL_MIN_NANOS = 50_000;
@@ -50,14 +51,14 @@ class OpSignal {
         return fired;
     }
 
-    void await() throws InterruptedException {
-        while (!await(Long.MAX_VALUE / 2)) {
+    void awaitFired() throws InterruptedException {
+        while (!awaitFired(Long.MAX_VALUE / 2)) {
             // a wait of 146 years timed out: wait again
         }
     }
 
     /** Waits up to {@code nanos}; whether the signal fired. */
-    boolean await(long nanos) throws InterruptedException {
+    boolean awaitFired(long nanos) throws InterruptedException {
         for (int i = 0; i < SPINS; i++) {
             if (fired) {
                 return true;
@@ -93,5 +94,15 @@ class OpSignal {
                 WAITER.compareAndSet(this, me, null);
             }
         }
+    }
+
+    /**
+     * A bare signal has no stage: only its subclass {@link TransferFuture} (through {@link OpState})
+     * is a {@link java.util.concurrent.CompletionStage}. The signal is the root of that chain so
+     * that an op, its signal and its future are one object.
+     */
+    @Override
+    CompletableFuture<TransferFuture> stage() {
+        throw new UnsupportedOperationException("a bare signal has no completion stage");
     }
 }

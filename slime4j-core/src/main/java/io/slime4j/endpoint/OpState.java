@@ -6,8 +6,9 @@ import java.lang.invoke.VarHandle;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Layer 2: the identity and result of one operation. Created per op, never pooled; owned by its
- * {@link TransferFuture}, by the slots leasing it and by a completion being dispatched (I4).
+ * Layer 2: the identity and result of one operation. Created per op, never pooled; the op's
+ * {@link TransferFuture} is this very object (the only subclass), so it is owned by whoever holds
+ * the future, by the slots leasing it and by a completion being dispatched (I4).
  *
  * <p>Completion has two steps. <em>Settling</em>: every part of the op (one per slot lease, plus a
  * guard held while the caller is still posting) has finished; the op then completes with SUCCESS or
@@ -15,11 +16,11 @@ import java.util.concurrent.CompletableFuture;
  * CAS), the op leaves the in-flight registry and its {@link OpSignal} fires. {@link #cancel} may
  * complete an op before it settles; it still settles later, when the wire is done with its memory.
  *
- * <p>An op is its own {@link OpSignal} (one per op by construction, I1), and a successful one
- * shares one result marker, its byte count and immediate being its own fields: an op costs this
- * object, its {@link TransferFuture} and its weak entry in the {@link InFlightRegistry}.
+ * <p>An op is its own {@link OpSignal} (one per op by construction, I1) and its own future, and a
+ * successful one shares one result marker, its byte count and immediate being its own fields: an
+ * op costs this object and its weak entry in the {@link InFlightRegistry}.
  */
-final class OpState extends OpSignal {
+abstract sealed class OpState extends OpSignal permits TransferFuture {
     private static final VarHandle RESULT;
     private static final VarHandle VIEWS;
     private static final VarHandle ERROR;
@@ -58,7 +59,6 @@ final class OpState extends OpSignal {
     final OpKind kind;
     final OpSignal signal;
     private final OpTracker tracker;
-    private final TransferFuture future;
     /** Parts not yet finished (a field, not an AtomicInteger: one object less per op). */
     @SuppressWarnings("unused") private volatile int parts = 1;
     private volatile long bytes;
@@ -94,11 +94,11 @@ final class OpState extends OpSignal {
         this.bytes = bytes;
         this.signal = signal != null ? signal : this;
         this.tracker = tracker;
-        this.future = new TransferFuture(this);
     }
 
+    /** The op's future: this object. */
     TransferFuture future() {
-        return future;
+        return (TransferFuture) this;
     }
 
     Result result() {
@@ -117,11 +117,18 @@ final class OpState extends OpSignal {
         return r == SUCCEEDED ? immediate : r == null ? 0 : r.immediate();
     }
 
-    boolean isDone() {
+    /** Whether the op has completed (successfully, failed or cancelled). */
+    public boolean isDone() {
         return result != null;
     }
 
-    boolean isSettled() {
+    /**
+     * Whether the wire is done with the op's memory: every request it posted has completed (for a
+     * receive: the peer's data or its cancellation has arrived). A successful op is settled when it
+     * completes; an op completed by {@link RdmaEndpoint#cancelAll()} may settle later, and its
+     * buffers may still be read or written until then.
+     */
+    public boolean isSettled() {
         return parts == 0;
     }
 
@@ -234,7 +241,7 @@ final class OpState extends OpSignal {
                 break;
             }
         }
-        signal.await();
+        signal.awaitFired();
     }
 
     /** Waits up to {@code nanos} for the op's signal, helping its dispatcher when it can; whether it fired. */
@@ -248,7 +255,7 @@ final class OpState extends OpSignal {
             }
             nanos -= System.nanoTime() - start;
         }
-        return signal.await(nanos);
+        return signal.awaitFired(nanos);
     }
 
     /**
@@ -287,7 +294,7 @@ final class OpState extends OpSignal {
         tracker.completed(this);
         signal.fire();
         for (ViewNode n = views; n != null; n = n.next()) {
-            tracker.completeView(n.view(), future);
+            tracker.completeView(n.view(), future());
         }
         return true;
     }
@@ -304,12 +311,12 @@ final class OpState extends OpSignal {
             head = views;
         } while (!VIEWS.compareAndSet(this, head, new ViewNode(view, head)));
         if (result != null) {
-            OpTracker.completeViewNow(view, future); // completed already: here, on the caller's thread
+            OpTracker.completeViewNow(view, future()); // completed already: here, on the caller's thread
         }
         return view;
     }
 
-    /** For logs. */
+    /** The op's kind, number and state, for logs and messages. */
     @Override
     public String toString() {
         Result r = result;

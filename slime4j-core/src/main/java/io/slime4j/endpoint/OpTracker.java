@@ -31,7 +31,7 @@ final class OpTracker {
 
     /** A new op, registered in flight. */
     OpState newOp(OpKind kind, long bytes) {
-        OpState op = new OpState(sequence.incrementAndGet(), kind, bytes, hooks.newSignal(), this);
+        OpState op = new TransferFuture(sequence.incrementAndGet(), kind, bytes, hooks.newSignal(), this);
         registry.add(op);
         return op;
     }

@@ -1,7 +1,7 @@
 package io.slime4j.endpoint;
 
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.function.Consumer;
 
 /**
@@ -11,25 +11,39 @@ import java.util.function.Consumer;
  * the caller or a dispatch thread, so the action must never block — passing the failure of an
  * earlier op it waited for (null when all succeeded). Gates can be chained: a gate's successor
  * (the next ordered send) holds until this gate's action has run, so ordered sends leave in call
- * order.
+ * order. Its count and successor are fields of the gate (no atomic objects of their own): a gate
+ * costs one object.
  */
 final class OrderGate {
+    private static final VarHandle HOLDS;
+    private static final VarHandle SUCCESSOR;
+
+    static {
+        try {
+            MethodHandles.Lookup l = MethodHandles.lookup();
+            HOLDS = l.findVarHandle(OrderGate.class, "holds", int.class);
+            SUCCESSOR = l.findVarHandle(OrderGate.class, "successor", OrderGate.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     /** The successor marker of a gate whose action has run. */
     private static final OrderGate FIRED = new OrderGate(0, f -> { });
 
-    private final AtomicInteger holds;
+    @SuppressWarnings("unused") private volatile int holds;
     private final Consumer<String> action;
-    private final AtomicReference<OrderGate> successor = new AtomicReference<>();
+    @SuppressWarnings("unused") private volatile OrderGate successor;
     private volatile String earlierFailure;
 
     OrderGate(int holds, Consumer<String> action) {
-        this.holds = new AtomicInteger(holds);
+        this.holds = holds;
         this.action = action;
     }
 
     /** One more hold; only while at least one hold is still held (the caller's). */
     void hold() {
-        holds.incrementAndGet();
+        HOLDS.getAndAdd(this, 1);
     }
 
     /**
@@ -40,7 +54,7 @@ final class OrderGate {
     void release() {
         RuntimeException thrown = null;
         for (OrderGate g = this; g != null; ) {
-            int left = g.holds.decrementAndGet();
+            int left = (int) HOLDS.getAndAdd(g, -1) - 1;
             if (left > 0) {
                 break;
             }
@@ -52,7 +66,7 @@ final class OrderGate {
             } catch (RuntimeException e) {
                 thrown = thrown == null ? e : thrown;
             }
-            g = g.successor.getAndSet(FIRED);
+            g = (OrderGate) SUCCESSOR.getAndSet(g, FIRED);
         }
         if (thrown != null) {
             throw thrown;
@@ -73,13 +87,30 @@ final class OrderGate {
      */
     void chain(OrderGate next) {
         next.hold();
-        if (!successor.compareAndSet(null, next)) {
+        if (!SUCCESSOR.compareAndSet(this, null, next)) {
             next.release(); // fired already
         }
     }
 
+    /**
+     * Makes this gate, whose action has run, new again with {@code holds} holds, no successor and no
+     * earlier failure, for the next op of the same place (a send slot's next send: a slot comes back
+     * only after its send's gate fired). Only where no other thread can chain to it meanwhile (the
+     * send path's lock).
+     *
+     * @throws IllegalStateException if the action has not run (the gate is still in use)
+     */
+    void reset(int holds) {
+        if (successor != FIRED) {
+            throw new IllegalStateException("an order gate reused before its action ran");
+        }
+        earlierFailure = null;
+        this.holds = holds;
+        successor = null;
+    }
+
     /** Whether the action has run. */
     boolean fired() {
-        return successor.get() == FIRED;
+        return successor == FIRED;
     }
 }

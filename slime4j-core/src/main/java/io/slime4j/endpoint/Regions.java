@@ -22,14 +22,37 @@ import java.util.function.Supplier;
  * rail; an op that starts using a region being deregistered is refused.
  */
 final class Regions {
-    /** A local region: its registration on each rail and how many unsettled ops use it. */
-    private static final class Local {
+    private static final Local[] NO_LOCALS = new Local[0];
+
+    /**
+     * A local region: its registration on each rail and how many unsettled ops use it. It is also
+     * the {@link Use} of an op that uses this region alone (a send or a recv), so such an op's use
+     * costs no object.
+     */
+    private static final class Local extends Use {
         final MemoryRegion[] byRail;
         final AtomicInteger users = new AtomicInteger();
         volatile boolean leaving;
 
         Local(MemoryRegion[] byRail) {
+            super(NO_LOCALS);
             this.byRail = byRail;
+        }
+
+        @Override
+        boolean includes(Object region) {
+            return region == this;
+        }
+
+        /** One op that used this region alone settled. */
+        @Override
+        public void run() {
+            users.decrementAndGet();
+        }
+
+        @Override
+        void clear() {
+            throw new IllegalStateException("a region's own use is never refilled");
         }
     }
 
@@ -38,7 +61,7 @@ final class Regions {
      * no op: a region counts its users, and {@link #deregister} finds the ones to fail in the
      * in-flight registry (I4: nothing but a future, a lease or a running completion keeps an op alive).
      */
-    static final class Use implements Runnable {
+    static class Use implements Runnable {
         private Local[] locals;
         private int count;
 
@@ -157,6 +180,11 @@ final class Regions {
         op.use(new Use(ls));
     }
 
+    /** As {@link #use(OpState, String...)} for one region, which is then the op's use itself (no allocation). */
+    void use(OpState op, String name) {
+        op.use(takeOne(name));
+    }
+
     /**
      * As {@link #use(OpState, String...)} for the first {@code count} of {@code names}, recording them
      * in {@code into} (emptied and refilled, its array grown when needed) instead of a new object.
@@ -176,18 +204,7 @@ final class Regions {
         int done = 0;
         try {
             for (; done < count; done++) {
-                Local l = local.get(names[done]);
-                if (l == null) {
-                    throw new IllegalArgumentException("endpoint " + endpoint + ": local region '" + names[done]
-                            + "' was deregistered");
-                }
-                l.users.incrementAndGet();
-                if (l.leaving) { // deregister set the flag before looking at the count: one of us sees the other
-                    l.users.decrementAndGet();
-                    throw new IllegalArgumentException("endpoint " + endpoint + ": local region '" + names[done]
-                            + "' is being deregistered");
-                }
-                ls[done] = l;
+                ls[done] = takeOne(names[done]);
             }
         } catch (IllegalArgumentException e) {
             for (int i = 0; i < done; i++) {
@@ -196,6 +213,21 @@ final class Regions {
             }
             throw e;
         }
+    }
+
+    /** Counts a user on region {@code name}; none if it is gone or being deregistered (then it throws). */
+    private Local takeOne(String name) {
+        Local l = local.get(name);
+        if (l == null) {
+            throw new IllegalArgumentException("endpoint " + endpoint + ": local region '" + name + "' was deregistered");
+        }
+        l.users.incrementAndGet();
+        if (l.leaving) { // deregister set the flag before looking at the count: one of us sees the other
+            l.users.decrementAndGet();
+            throw new IllegalArgumentException("endpoint " + endpoint + ": local region '" + name
+                    + "' is being deregistered");
+        }
+        return l;
     }
 
     /**

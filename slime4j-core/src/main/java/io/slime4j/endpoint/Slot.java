@@ -44,9 +44,13 @@ final class Slot {
     boolean eager;
     boolean small;
     volatile boolean lateMeta;
-    java.lang.foreign.MemorySegment recvBuffer;
+    /** Recv slots: the region an eager message is copied to, and where in it (no slice per recv). */
+    java.lang.foreign.MemorySegment recvSegment;
+    long recvOffset;
     /** Recv slots: where the slot's 32-byte meta message lives in the control region. */
     final long metaOffset;
+    /** Recv slots: that meta message's place as a segment, made at the slot's first recv and kept. */
+    java.lang.foreign.MemorySegment metaBuffer;
 
     private volatile OpState tenant;
     private volatile WeakReference<OpState> weakTenant;

@@ -16,9 +16,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * Layer 1: the caller's handle on one operation of an {@link RdmaEndpoint}. It holds the op's
- * state and nothing else — never a pooled slot — so it can only ever observe its own op's
- * completion, however long it is kept and however often the slots behind it are reused.
+ * Layer 1: the caller's handle on one operation of an {@link RdmaEndpoint}. It is the op's state
+ * itself (one object per op: the op, its completion signal and this future), never a pooled slot,
+ * so it can only ever observe its own op's completion, however long it is kept and however often
+ * the slots behind it are reused.
  *
  * <p>It is a {@link Future} and a {@link CompletionStage} whose value is the future itself (read
  * {@link #byteCount()}, {@link #immediate()} from it):
@@ -48,47 +49,31 @@ import java.util.concurrent.TimeoutException;
  * <p>Every accessor may be called from any thread at any time. Before completion {@link #status()}
  * is {@link TransferStatus#PENDING}, {@link #wcStatus()} null and the counts 0.
  */
-public final class TransferFuture extends ForwardingStage<TransferFuture> implements Future<TransferFuture> {
-    private final OpState op;
+public final class TransferFuture extends OpState implements Future<TransferFuture> {
     private volatile CompletableFuture<TransferFuture> stage;
 
-    TransferFuture(OpState op) {
-        this.op = op;
+    TransferFuture(long seq, OpKind kind, long bytes, OpSignal signal, OpTracker tracker) {
+        super(seq, kind, bytes, signal, tracker);
     }
 
+    /** The op's state: this object (tests and the endpoint's own classes read it as an {@link OpState}). */
     OpState op() {
-        return op;
+        return this;
     }
 
     /** A number identifying the op in this endpoint (increasing in call order). */
     public long id() {
-        return op.seq;
+        return seq;
     }
 
     /** What the op does. */
     public OpKind kind() {
-        return op.kind;
-    }
-
-    /** Whether the op has completed (successfully, failed or cancelled). */
-    @Override
-    public boolean isDone() {
-        return op.isDone();
-    }
-
-    /**
-     * Whether the wire is done with the op's memory: every request it posted has completed (for a
-     * receive: the peer's data or its cancellation has arrived). A successful op is settled when it
-     * completes; an op completed by {@link RdmaEndpoint#cancelAll()} may settle later, and its
-     * buffers may still be read or written until then.
-     */
-    public boolean isSettled() {
-        return op.isSettled();
+        return kind;
     }
 
     /** The outcome so far. */
     public TransferStatus status() {
-        OpState.Result r = op.result();
+        Result r = result();
         return r == null ? TransferStatus.PENDING : r.status();
     }
 
@@ -98,7 +83,7 @@ public final class TransferFuture extends ForwardingStage<TransferFuture> implem
      * matching send), WR_FLUSH_ERR when cancelled; null while pending.
      */
     public WcStatus wcStatus() {
-        OpState.Result r = op.result();
+        Result r = result();
         return r == null ? null : r.wcStatus();
     }
 
@@ -108,23 +93,23 @@ public final class TransferFuture extends ForwardingStage<TransferFuture> implem
      * {@link TransferStatus#SUCCESS}.
      */
     public long byteCount() {
-        return op.resultBytes();
+        return resultBytes();
     }
 
     /** The immediate datum received by a successful {@code immRecv}; 0 otherwise. */
     public int immediate() {
-        return op.resultImmediate();
+        return resultImmediate();
     }
 
     /** Why the op failed or was cancelled; null while pending or on success. */
     public String failureMessage() {
-        OpState.Result r = op.result();
+        Result r = result();
         return r == null ? null : r.message();
     }
 
     /** Waits until the op completes and returns its status; never throws for a failed op. */
     public TransferStatus await() throws InterruptedException {
-        op.awaitSignal();
+        awaitSignal();
         return status();
     }
 
@@ -149,7 +134,7 @@ public final class TransferFuture extends ForwardingStage<TransferFuture> implem
         boolean interrupted = false;
         while (true) {
             try {
-                op.awaitSignal();
+                awaitSignal();
                 break;
             } catch (InterruptedException e) {
                 interrupted = true;
@@ -183,7 +168,7 @@ public final class TransferFuture extends ForwardingStage<TransferFuture> implem
      */
     @Override
     public TransferFuture get() throws InterruptedException, ExecutionException {
-        op.awaitSignal();
+        awaitSignal();
         return report();
     }
 
@@ -213,7 +198,7 @@ public final class TransferFuture extends ForwardingStage<TransferFuture> implem
      */
     @Override
     public boolean cancel(boolean mayInterruptIfRunning) {
-        return op.cancelOne("cancelled by TransferFuture.cancel()");
+        return cancelOne("cancelled by TransferFuture.cancel()");
     }
 
     /** Whether the op completed as {@link TransferStatus#CANCELLED}. */
@@ -243,8 +228,8 @@ public final class TransferFuture extends ForwardingStage<TransferFuture> implem
     }
 
     private void waitFor(long nanos) throws InterruptedException, TimeoutException {
-        if (!op.awaitSignal(nanos)) {
-            throw new TimeoutException(op + " did not complete within " + Duration.ofNanos(nanos));
+        if (!awaitSignal(nanos)) {
+            throw new TimeoutException(this + " did not complete within " + Duration.ofNanos(nanos));
         }
     }
 
@@ -261,7 +246,7 @@ public final class TransferFuture extends ForwardingStage<TransferFuture> implem
             case SUCCESS -> this;
             case CANCELLED -> throw cancellation();
             case FAILED -> throw new ExecutionException(new TransferFailedException(this));
-            case PENDING -> throw new IllegalStateException(op + " reported before it completed");
+            case PENDING -> throw new IllegalStateException(this + " reported before it completed");
         };
     }
 
@@ -279,19 +264,13 @@ public final class TransferFuture extends ForwardingStage<TransferFuture> implem
     CompletableFuture<TransferFuture> stage() {
         CompletableFuture<TransferFuture> s = stage;
         if (s == null) {
-            synchronized (op) {
+            synchronized (this) {
                 s = stage;
                 if (s == null) {
-                    stage = s = op.newView();
+                    stage = s = newView();
                 }
             }
         }
         return s;
-    }
-
-    /** For logs. */
-    @Override
-    public String toString() {
-        return op.toString();
     }
 }

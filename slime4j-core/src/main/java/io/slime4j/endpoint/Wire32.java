@@ -132,12 +132,18 @@ final class Wire32 {
     record Meta(int token, long address, long remoteKey, long length, int seq) {}
 
     static void writeMeta(MemorySegment at, Meta meta) {
-        at.set(INT, 0, META_MAGIC);
-        at.set(INT, 4, meta.token());
-        at.set(LONG, 8, meta.address());
-        at.set(LONG, 16, meta.remoteKey());
-        at.set(INT, 24, (int) Math.min(meta.length(), Integer.MAX_VALUE));
-        at.set(INT, 28, meta.seq());
+        writeMeta(at, 0, meta.token(), meta.address(), meta.remoteKey(), meta.length(), meta.seq());
+    }
+
+    /** Writes a meta message at {@code offset} of {@code segment} from its fields (no record, no slice). */
+    static void writeMeta(MemorySegment segment, long offset, int token, long address, long remoteKey, long length,
+            int seq) {
+        segment.set(INT, offset, META_MAGIC);
+        segment.set(INT, offset + 4, token);
+        segment.set(LONG, offset + 8, address);
+        segment.set(LONG, offset + 16, remoteKey);
+        segment.set(INT, offset + 24, (int) Math.min(length, Integer.MAX_VALUE));
+        segment.set(INT, offset + 28, seq);
     }
 
     /** Sets the message sequence number of a meta message already written. */

@@ -99,12 +99,12 @@ final class BrokenHooks {
         }
 
         @Override
-        void await() throws InterruptedException {
+        void awaitFired() throws InterruptedException {
             latch.await();
         }
 
         @Override
-        boolean await(long nanos) throws InterruptedException {
+        boolean awaitFired(long nanos) throws InterruptedException {
             return latch.await(nanos, TimeUnit.NANOSECONDS);
         }
     }

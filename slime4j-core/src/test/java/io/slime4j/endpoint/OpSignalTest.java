@@ -18,18 +18,18 @@ class OpSignalTest {
         assertThat(s.isFired()).isFalse();
         s.fire();
         assertThat(s.isFired()).isTrue();
-        assertThat(s.await(0)).isTrue();
-        assertThat(s.await(TimeUnit.SECONDS.toNanos(1))).isTrue();
-        s.await();
+        assertThat(s.awaitFired(0)).isTrue();
+        assertThat(s.awaitFired(TimeUnit.SECONDS.toNanos(1))).isTrue();
+        s.awaitFired();
     }
 
     @Test
     void aBoundedWaitOnAnUnfiredSignalTimesOutAfterItsBound() throws Exception {
         OpSignal s = new OpSignal();
         long t0 = System.nanoTime();
-        assertThat(s.await(TimeUnit.MILLISECONDS.toNanos(20))).isFalse();
+        assertThat(s.awaitFired(TimeUnit.MILLISECONDS.toNanos(20))).isFalse();
         assertThat(System.nanoTime() - t0).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(20));
-        assertThat(s.await(0)).isFalse();
+        assertThat(s.awaitFired(0)).isFalse();
     }
 
     @Test
@@ -39,7 +39,7 @@ class OpSignalTest {
         CompletableFuture<Boolean> waited = CompletableFuture.supplyAsync(() -> {
             started.countDown();
             try {
-                return s.await(TimeUnit.SECONDS.toNanos(20));
+                return s.awaitFired(TimeUnit.SECONDS.toNanos(20));
             } catch (InterruptedException e) {
                 throw new AssertionError(e);
             }
@@ -62,7 +62,7 @@ class OpSignalTest {
             waits[i] = CompletableFuture.runAsync(() -> {
                 started.countDown();
                 try {
-                    s.await();
+                    s.awaitFired();
                 } catch (InterruptedException e) {
                     throw new AssertionError(e);
                 }
@@ -78,9 +78,9 @@ class OpSignalTest {
     void anInterruptedWaiterThrowsAndLeavesTheSignalUsable() throws Exception {
         OpSignal s = new OpSignal();
         Thread.currentThread().interrupt();
-        assertThatThrownBy(() -> s.await(TimeUnit.SECONDS.toNanos(5))).isInstanceOf(InterruptedException.class);
+        assertThatThrownBy(() -> s.awaitFired(TimeUnit.SECONDS.toNanos(5))).isInstanceOf(InterruptedException.class);
         assertThat(Thread.interrupted()).isFalse();
         s.fire();
-        assertThat(s.await(TimeUnit.SECONDS.toNanos(1))).isTrue();
+        assertThat(s.awaitFired(TimeUnit.SECONDS.toNanos(1))).isTrue();
     }
 }

@@ -89,4 +89,34 @@ class OrderGateTest {
         assertThat(opened[0]).isEqualTo(n);
         assertThat(prev.fired()).isTrue();
     }
+
+    @Test
+    void aFiredGateResetForItsSlotsNextSendHoldsAndChainsAsANewOne() {
+        OrderGate g = gate("g", 1);
+        OrderGate next = gate("next", 1);
+        g.chain(next);
+        g.releaseFailed("write op 1 failed");
+        next.release();
+        assertThat(runs).containsExactly("g after write op 1 failed", "next");
+        g.reset(2);
+        assertThat(g.fired()).as("a reset gate waits again").isFalse();
+        OrderGate later = gate("later", 1);
+        g.chain(later);
+        later.release();
+        g.release();
+        assertThat(runs).as("nothing runs while a hold is left").hasSize(2);
+        g.release();
+        assertThat(runs).as("the earlier failure of its last use is forgotten; its new successor follows it")
+                .containsExactly("g after write op 1 failed", "next", "g", "later");
+    }
+
+    @Test
+    void aGateCannotBeResetBeforeItsActionRan() {
+        OrderGate g = gate("g", 2);
+        g.release();
+        assertThatThrownBy(() -> g.reset(2)).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("before its action ran");
+        g.release();
+        assertThat(runs).containsExactly("g");
+    }
 }

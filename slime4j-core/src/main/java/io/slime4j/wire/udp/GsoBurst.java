@@ -91,16 +91,16 @@ final class GsoBurst {
     void add(InetSocketAddress to, MemorySegment header, int headerLength, long payloadAddress, int payloadLength) {
         int length = headerLength + payloadLength;
         if (count == 0) {
-            if (to != target) {
+            if (to != target && !to.equals(target)) { // equal addresses of other queue pairs: no new encoding
                 addressLength = NativeUdpSocket.encode(address, family, to);
                 target = to;
             }
             segmentSize = length;
         }
-        MemorySegment h = headers.asSlice((long) count * MAX_HEADER, MAX_HEADER);
-        MemorySegment.copy(header, 0, h, 0, headerLength);
+        long place = (long) count * MAX_HEADER; // an offset, not a slice: nothing allocated per packet
+        MemorySegment.copy(header, 0, headers, place, headerLength);
         long at = 32L * count;
-        iov.set(LONG, at, h.address());
+        iov.set(LONG, at, headers.address() + place);
         iov.set(LONG, at + 8, headerLength);
         iov.set(LONG, at + 16, payloadAddress);
         iov.set(LONG, at + 24, payloadLength);

@@ -532,7 +532,7 @@ final class NativeUdpSocket extends UdpSocket {
 
     private boolean sendRaw(long first, int firstLength, long second, int secondLength, InetSocketAddress target)
             throws IOException {
-        if (target != lastTarget) {
+        if (target != lastTarget && !target.equals(lastTarget)) { // equal addresses of other queue pairs: kept
             targetLength = encode(sendAddress, family, target);
             lastTarget = target;
         }
