@@ -3,12 +3,13 @@ package io.slime4j.soft;
 /**
  * Wake-ups of threads blocked on completion queues, owed during a duty cycle and given at its end:
  * a completion pushed in a cycle does not unpark the queue's waiter at once but marks the queue,
- * and the cycle's end ({@link SoftDevice#doWork}, after the cycle's packets have left) wakes each
- * marked queue's waiters once. The profile of the 32 B message rate (perf, two processes on 2
- * cores) put a fifth of the agents' time in being switched out right after unparking a waiter
- * (the woken thread takes the core): once per completion, in the middle of the cycle, before its
- * ACKs were sent. Deferred, a cycle that completes several operations wakes each waiter once, and
- * the peer gets its ACKs before the agent can lose its core.
+ * and the cycle's end ({@link SoftDevice#doWork}, after the receive and queue-pair work, before
+ * the held datagrams are flushed) wakes each marked queue's waiters once. The profile of the 32 B
+ * message rate (perf, two processes on 2 cores) put a fifth of the agents' time in being switched
+ * out right after unparking a waiter (the woken thread takes the core): once per completion, in
+ * the middle of the cycle. Deferred, a cycle that completes several operations wakes each waiter
+ * once. Waking after the flush instead (so that the peer also has its ACKs first) gave a little
+ * more message rate but cost a round trip the flush's system calls (p50 +27% in a quiet A/B).
  *
  * <p>Used by the holder of the device's duty cycle only (the cycle's acquire and release order
  * it across threads); a push outside a cycle wakes at once ({@link SoftCompletionQueue}).

@@ -118,7 +118,7 @@ final class SoftCompletionQueue implements CompletionQueue, CompletionWakeups.Wa
         TAIL.setVolatile(this, t + 1); // volatile, then read waiters: a Dekker pair with awaitReady()
         if (waiters > 0) {
             if (device.duty().heldByCurrentThread() && device.wakeups().isOpen()) {
-                device.wakeups().owe(this); // woken at the cycle's end, once, after its packets left
+                device.wakeups().owe(this); // woken at the cycle's end, once, before its held datagrams leave
             } else {
                 wakeWaiters();
             }
