@@ -27,21 +27,12 @@ final class DutyCycle {
 
     private static final VarHandle HOLDER;
     private static final VarHandle WAITERS;
-    private static final VarHandle ARRIVALS;
-
-    /** {@link #driveOrStepAside}: what the waiter waited for holds. */
-    static final int READY = 0;
-    /** {@link #driveOrStepAside}: the deadline passed first. */
-    static final int TIMED_OUT = 1;
-    /** {@link #driveOrStepAside}: a newer waiter drives now; this one should wait without spinning. */
-    static final int SUPERSEDED = 2;
 
     static {
         try {
             MethodHandles.Lookup l = MethodHandles.lookup();
             HOLDER = l.findVarHandle(DutyCycle.class, "holder", Thread.class);
             WAITERS = l.findVarHandle(DutyCycle.class, "waiters", int.class);
-            ARRIVALS = l.findVarHandle(DutyCycle.class, "arrivals", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -56,8 +47,6 @@ final class DutyCycle {
     private volatile Thread holder;
     private volatile long completed;
     private volatile int waiters;
-    /** Waiters that began driving, ever: the last one's ticket is the newest driver's. */
-    private volatile long arrivals;
     /** Cycles run by waiters ({@link #driveUntil}); written by the holder only. */
     private volatile long byWaiters;
 
@@ -144,33 +133,11 @@ final class DutyCycle {
      * given at construction, an {@link Error} propagates.
      */
     boolean driveUntil(BooleanSupplier ready, long deadline) throws InterruptedException {
-        return drive(ready, deadline, false) == READY;
-    }
-
-    /**
-     * As {@link #driveUntil}, but only one waiter spins at a time: when a newer waiter starts
-     * driving while this one still is, this one stops and returns {@link #SUPERSEDED} (it should
-     * then wait without spinning, to be woken when what it waits for holds). On a device that
-     * busy-polls, the endpoint's dispatch thread waits on its completion queue for long stretches,
-     * and a caller that then waits for its own operation comes later: without this both spun, two
-     * spinning threads per process on a machine with few cores, each taking the core the other
-     * process needs (a busy-polling round trip's p99 in milliseconds). Returns {@link #READY},
-     * {@link #TIMED_OUT} or {@link #SUPERSEDED}.
-     */
-    int driveOrStepAside(BooleanSupplier ready, long deadline) throws InterruptedException {
-        return drive(ready, deadline, true);
-    }
-
-    private int drive(BooleanSupplier ready, long deadline, boolean stepsAside) throws InterruptedException {
-        long ticket = (long) ARRIVALS.getAndAdd(this, 1L) + 1;
         WAITERS.getAndAdd(this, 1);
         try {
             while (!ready.getAsBoolean()) {
                 if (System.nanoTime() - deadline >= 0) {
-                    return TIMED_OUT;
-                }
-                if (stepsAside && arrivals != ticket && waiters > 1) {
-                    return SUPERSEDED; // a newer waiter is driving: one spinning thread is enough
+                    return false;
                 }
                 int done;
                 try {
@@ -186,7 +153,7 @@ final class DutyCycle {
                     throw new InterruptedException();
                 }
             }
-            return READY;
+            return true;
         } finally {
             WAITERS.getAndAdd(this, -1);
         }

@@ -216,12 +216,8 @@ final class SoftCompletionQueue implements CompletionQueue, CompletionWakeups.Wa
             return false;
         }
         if (device.duty().waitersDrive() && !device.duty().heldByCurrentThread()) {
-            // UCX's way: the waiting thread progresses the device itself, no hand-off from the agent;
-            // one waiter spins at a time: one superseded by a newer driver waits below without spinning
-            int r = device.duty().driveOrStepAside(readyOrClosed, deadline);
-            if (r != DutyCycle.SUPERSEDED) {
-                return r == DutyCycle.READY && ready();
-            }
+            // UCX's way: the waiting thread progresses the device itself, no hand-off from the agent
+            return device.duty().driveUntil(readyOrClosed, deadline) && ready();
         }
         Thread me = Thread.currentThread();
         int place = sleepers.add(me); // before counting ourselves: the producer that sees the count finds us
