@@ -165,14 +165,16 @@ final class MessagePath {
         slot.meta = null;
         slot.eager = false;
         slot.recvCancelled = false;
-        // the slot's gate, made at its first send and reused: a slot comes back only after its gate fired
+        // the slot's gate, made at its first send and reused once it fired: the gate's last release
+        // runs the slot's leave action before it marks itself fired, so a slot can come back (and
+        // be leased here) while its gate is still firing; such a slot gets a fresh gate
         OrderGate gate = slot.gate;
         Wire32.Meta meta;
         boolean recvCancelled;
         String failure;
         lock.lock();
         try { // renewed under the lock, so no other send can chain to it as the last gate meanwhile
-            if (gate == null) {
+            if (gate == null || !gate.fired()) {
                 slot.gate = gate = new OrderGate(2, leaveActions[slot.index]); // the caller's hold and the match's
             } else {
                 gate.reset(2);

@@ -94,9 +94,10 @@ final class OrderGate {
 
     /**
      * Makes this gate, whose action has run, new again with {@code holds} holds, no successor and no
-     * earlier failure, for the next op of the same place (a send slot's next send: a slot comes back
-     * only after its send's gate fired). Only where no other thread can chain to it meanwhile (the
-     * send path's lock).
+     * earlier failure, for the next op of the same place (a send slot's next send, when its gate
+     * {@link #fired()}: the last release runs the action, which may give the slot back, before it
+     * marks the gate fired, so a slot can be leased again while its gate is still firing). Only
+     * where no other thread can chain to it meanwhile (the send path's lock).
      *
      * @throws IllegalStateException if the action has not run (the gate is still in use)
      */

@@ -284,7 +284,11 @@ public final class ShmDevice implements VerbsDevice {
             return false;
         }
         try {
-            return !closed && qp.requester.publishNow();
+            boolean published = !closed && qp.requester.publishNow();
+            if (published) {
+                timersRunning = true; // the agent's next wait is short: this request's timeout is watched
+            }
+            return published;
         } catch (RuntimeException e) {
             counters.increment(Counter.AGENT_ERRORS);
             LOG.error("shm device {}: publishing on the posting thread failed", name(), e);

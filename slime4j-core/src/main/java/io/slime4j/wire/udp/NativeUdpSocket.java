@@ -437,11 +437,29 @@ final class NativeUdpSocket extends UdpSocket {
                 heldCounters.increment(UdpCounters.GSO_BATCHES);
                 from += n;
             }
+            // one call each: a run that fails (counted by flushRun) does not keep the later runs,
+            // which may be for other peers, from leaving; the first failure is rethrown after them
+            IOException firstIo = null;
+            RuntimeException firstRuntime = null;
             for (; from < runs; from++) {
-                flushRun(batch.run(from));
+                try {
+                    flushRun(batch.run(from));
+                } catch (ClosedChannelException e) {
+                    throw e;
+                } catch (IOException e) {
+                    firstIo = firstIo == null ? e : firstIo;
+                } catch (RuntimeException e) {
+                    firstRuntime = firstRuntime == null ? e : firstRuntime;
+                }
+            }
+            if (firstIo != null) {
+                throw firstIo;
+            }
+            if (firstRuntime != null) {
+                throw firstRuntime;
             }
         } catch (IOException | RuntimeException e) {
-            for (int i = from + 1; i < runs; i++) {
+            for (int i = from + 1; i < runs; i++) { // a closed socket, or sendmmsg itself threw
                 heldCounters.add(UdpCounters.SEND_ERRORS, batch.run(i).count());
             }
             throw e;
