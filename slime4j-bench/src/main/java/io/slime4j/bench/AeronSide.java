@@ -132,7 +132,7 @@ final class AeronSide extends Side {
         if (isA) {
             long base = fragments;
             long[] first = new long[1];
-            int warm = warm(count);
+            int warm = warm();
             FragmentHandler h = (buffer, offset, length, header) -> {
                 if (fragments++ - base == warm) {
                     first[0] = System.nanoTime();

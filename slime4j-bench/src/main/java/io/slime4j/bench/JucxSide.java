@@ -105,14 +105,14 @@ final class JucxSide extends Side {
             for (int i = 0; i < count; i++) {
                 int k = i % MESSAGE_WINDOW;
                 await(ring[k], deadline);
-                if (i == warm(count)) {
+                if (i == warm()) {
                     first = System.nanoTime();
                 }
                 if (i + MESSAGE_WINDOW < count) {
                     ring[k] = worker.recvTaggedNonBlocking(dst.getAddress() + (long) k * size, size, 0, 0, null);
                 }
             }
-            link.result("rate." + size, perSecond(count - 1 - warm(count), System.nanoTime() - first));
+            link.result("rate." + size, perSecond(count - 1 - warm(), System.nanoTime() - first));
         } else {
             for (int i = 0; i < count; i++) {
                 int k = i % MESSAGE_WINDOW;

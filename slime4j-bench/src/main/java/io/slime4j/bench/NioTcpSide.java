@@ -40,7 +40,7 @@ final class NioTcpSide extends Side {
         int count = rateCount();
         if (isA) {
             long total = (long) count * size;
-            long firstMark = (long) (warm(count) + 1) * size;
+            long firstMark = (long) (warm() + 1) * size;
             long received = 0;
             long first = 0;
             while (received < total) {
@@ -54,7 +54,7 @@ final class NioTcpSide extends Side {
                 }
                 received += n;
             }
-            link.result("rate." + size, perSecond(count - 1 - warm(count), System.nanoTime() - first));
+            link.result("rate." + size, perSecond(count - 1 - warm(), System.nanoTime() - first));
         } else {
             for (int i = 0; i < count; i++) {
                 buffer.clear().limit(size);

@@ -74,13 +74,13 @@ final class NioUdpSide extends Side {
             long idle = options.timeoutSeconds * 1000;
             while (received < count && receive(idle) > 0) {
                 last = System.nanoTime();
-                if (received == warm(count)) {
+                if (received == warm()) {
                     first = last;
                 }
                 received++;
                 idle = IDLE_MILLIS;
             }
-            link.result("rate." + size, received > warm(count) + 1 ? perSecond(received - 1 - warm(count), last - first) : 0);
+            link.result("rate." + size, received > warm() + 1 ? perSecond(received - 1 - warm(), last - first) : 0);
             lossNote("rate." + size, count, received);
         } else {
             for (int i = 0; i < count; i++) {

@@ -141,11 +141,11 @@ abstract class Side {
     }
 
     /**
-     * Index of the first timed message of a rate run of {@code count} messages: everything before it
-     * is warm-up (the same for every system, so the first row of a run is not the one the JIT is
-     * still compiling).
+     * Index of the first timed message of a rate run of {@link #rateCount()} messages: everything
+     * before it is warm-up (the same for every system, so the first row of a run is not the one the
+     * JIT is still compiling).
      */
-    int warm(int count) {
-        return count - options.messages;
+    int warm() {
+        return options.rateWarmup;
     }
 }

@@ -98,14 +98,14 @@ final class SlimeSide extends Side {
             for (int i = 0; i < count; i++) {
                 int k = i % MESSAGE_WINDOW;
                 join(ring[k]);
-                if (i == warm(count)) {
+                if (i == warm()) {
                     first = System.nanoTime();
                 }
                 if (i + MESSAGE_WINDOW < count) {
                     ring[k] = imm ? ep.immRecv() : ep.recv("dst", (long) k * size, size);
                 }
             }
-            link.result("rate." + size, perSecond(count - 1 - warm(count), System.nanoTime() - first));
+            link.result("rate." + size, perSecond(count - 1 - warm(), System.nanoTime() - first));
         } else {
             for (int i = 0; i < count; i++) {
                 int k = i % MESSAGE_WINDOW;

@@ -285,7 +285,7 @@ public final class ShmDevice implements VerbsDevice {
         }
         try {
             boolean published = !closed && qp.requester.publishNow();
-            if (published) {
+            if (published && !timersRunning) { // written once, not per request: the agent reads it every turn
                 timersRunning = true; // the agent's next wait is short: this request's timeout is watched
             }
             return published;
