@@ -160,6 +160,25 @@ final class PacketDispatcher implements PlacingPacketHandler {
         return true;
     }
 
+    /**
+     * A datagram {@link #place} declined, or a coalesced run of them, may be dropped unread when it
+     * repeats WRITE packets its queue pair has executed already (a duplicated or needlessly resent
+     * run): only when every datagram of it is full-sized, so that none can be a request that must be
+     * answered again (a READ or atomic request is short), and its PSNs, consecutive from the first
+     * header's, all lie before the expected one. Should they not be consecutive after all, what is
+     * dropped is new data, which the sender resends as after any loss.
+     */
+    @Override
+    public boolean discard(MemorySegment header, int length, int segment, WireAddress from) {
+        int size = segment > 0 ? segment : length;
+        if (size <= HEADER_LENGTH || length % size != 0) {
+            return false;
+        }
+        DataFrame d = peeked.wrap(header);
+        return d.type() == TYPE_WRITE && d.isWellFormed(size) && route(d, from) == Route.OK
+                && routedQp.responder().discardDuplicates(d.psn(), length / size);
+    }
+
     /** The rest of the write in progress: its next packet goes right after this one. */
     @Override
     public boolean predictNext() {

@@ -385,6 +385,23 @@ final class Responder implements Transmitter.PiggyBack {
         return placement.predictNext(inbound.expectedPsn(), inbound.hasHoles());
     }
 
+    /**
+     * Whether the {@code count} packets from {@code firstPsn} on are all duplicates (before the
+     * expected PSN, or held ahead of a hole already): if so they are counted and answered (an ACK at
+     * once, since the sender may have missed the last one) as if each had been received, and the
+     * wire may drop them unread.
+     */
+    boolean discardDuplicates(int firstPsn, int count) {
+        for (int i = 0; i < count; i++) {
+            if (inbound.classify(firstPsn + i) != InboundStream.Arrival.DUPLICATE) {
+                return false;
+            }
+        }
+        counters.add(Counter.DUPLICATES, count);
+        acks.onDuplicate();
+        return true;
+    }
+
     // ---------------------------------------------------------------- acknowledgements and errors
 
     /** Sends an explicit ACK when one is due. Returns 1 if it sent one. */

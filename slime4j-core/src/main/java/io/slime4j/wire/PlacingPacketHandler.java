@@ -81,4 +81,17 @@ public interface PlacingPacketHandler extends PacketHandler {
     default boolean confirm(MemorySegment header, int length, WireAddress from) {
         return false;
     }
+
+    /**
+     * After {@link #place} declined a datagram: whether the handler has no use for any of its bytes,
+     * so that the wire may drop it without reading them (no copy). {@code header} holds the first
+     * {@link #headerLength()} bytes, {@code length} is its whole size; {@code segment} is 0 for one
+     * datagram, else the size of each of the datagrams a coalesced receive brings (the last may be
+     * shorter). On true the handler has taken note of the datagram as it would on receiving it
+     * whole (e.g. counted duplicates and owes the ACK they ask for); the wire then drops it. The
+     * default keeps everything.
+     */
+    default boolean discard(MemorySegment header, int length, int segment, WireAddress from) {
+        return false;
+    }
 }

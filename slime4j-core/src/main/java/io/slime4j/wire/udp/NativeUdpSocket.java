@@ -637,6 +637,11 @@ final class NativeUdpSocket extends UdpSocket {
     }
 
     @Override
+    InetSocketAddress discard(MemorySegment into, int headerLength) throws IOException {
+        return recvfrom(into, headerLength, Libc.MSG_TRUNC); // the kernel drops what does not fit
+    }
+
+    @Override
     InetSocketAddress peek(MemorySegment into, int headerLength) throws IOException {
         if (headerLength < 0 || headerLength > into.byteSize()) {
             throw new IndexOutOfBoundsException("header " + headerLength + " of " + into.byteSize());

@@ -70,7 +70,12 @@ final class SplitReceiver {
     private static final int PLACED = HANDED;
     private static final int NOT_PLACED = NOT_SPLIT;
     private static final int TAKEN = HANDED;
-    /** Datagrams received whole, without peeking, after the handler declined to place one. */
+    /**
+     * Datagrams received whole, without peeking, after the handler declined to place one. Not
+     * after a declined coalesced receive: there one peek serves many datagrams, and the receives
+     * that follow (after a duplicated run, or once a hole is filled) are likely ones to place,
+     * which taken whole would cross memory twice.
+     */
     private static final int PEEK_BACKOFF = 8;
     /**
      * Placements without prediction after a miss. A miss costs a copy back, so when the packets of
@@ -82,7 +87,8 @@ final class SplitReceiver {
     /**
      * Peeks at the next datagram's header and, if the handler places it, receives it split: the
      * header into the receive buffer, the payload straight to its place. Returns PLACED, NOT_PLACED
-     * (the datagram is still queued) or NONE (nothing waiting, or an error, counted).
+     * (the datagram is still queued), DROPPED (the handler had no use for it: taken unread) or NONE
+     * (nothing waiting, or an error, counted).
      */
     private int receivePlaced(UdpSocket channel, UdpPort.SourceCache sources, PlacingPacketHandler placing) {
         int headerLength = placing.headerLength();
@@ -104,7 +110,10 @@ final class SplitReceiver {
         }
         UdpAddress from = sources.from(source);
         if (!placing.place(receiveSegment, first, from)) {
-            peekSkips = PEEK_BACKOFF;
+            if (placing.discard(receiveSegment, length, segment, from)) {
+                return discardPeeked(channel, headerLength, length, segment);
+            }
+            peekSkips = segment > 0 ? 0 : PEEK_BACKOFF;
             return NOT_PLACED;
         }
         MemorySegment target = placing.placementSegment();
@@ -306,6 +315,27 @@ final class SplitReceiver {
         return TAKEN;
     }
 
+
+    /**
+     * Drops the peeked datagram (or coalesced run) the handler has no use for, reading only its
+     * header: no copy of its payload, and no back-off from peeking, since the next datagram is
+     * likely one to place (a duplicate run is followed by new data). Returns DROPPED, or NONE.
+     */
+    private int discardPeeked(UdpSocket channel, int headerLength, int length, int segment) {
+        InetSocketAddress source;
+        try {
+            source = channel.discard(receiveSegment, headerLength);
+        } catch (IOException e) {
+            port.receiveFailed(e);
+            return NONE;
+        }
+        int unlike = unlikePeeked(channel, source, length, segment);
+        if (unlike != PLACED) {
+            return unlike;
+        }
+        receiveCounters.add(UdpCounters.DISCARDED, segment > 0 ? (length + segment - 1) / segment : 1);
+        return DROPPED;
+    }
 
     /** A placement outside its segment or in freed memory: counted and logged; the datagram is taken the usual way. */
     private int placementFailed(RuntimeException e) {

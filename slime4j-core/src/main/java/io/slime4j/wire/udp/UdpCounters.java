@@ -40,8 +40,10 @@ final class UdpCounters {
     static final int GRO_RECEIVES = 13;
     /** Index of {@link UdpPortStats#gsoBatches()}. */
     static final int GSO_BATCHES = 14;
+    /** Index of {@link UdpPortStats#discardedDatagrams()}. */
+    static final int DISCARDED = 15;
     /** Number of counters. */
-    static final int COUNT = 15;
+    static final int COUNT = 16;
 
     private static final VarHandle VALUE = MethodHandles.arrayElementVarHandle(long[].class);
 

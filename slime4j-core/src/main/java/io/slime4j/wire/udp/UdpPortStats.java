@@ -28,12 +28,15 @@ package io.slime4j.wire.udp;
  * @param groReceives               receives that brought several datagrams coalesced
  * @param gsoBatches                {@code sendmmsg} calls that sent several held GSO runs at once
  *                                  (each run also counts in {@code gsoSends} if it is several datagrams)
+ * @param discardedDatagrams        received datagrams dropped unread because the handler had no use
+ *                                  for them (duplicates of data it holds; native backend only); they
+ *                                  count in neither {@code datagramsReceived} nor {@code bytesReceived}
  */
 public record UdpPortStats(long datagramsSent, long bytesSent, long sendBufferFull, long sendErrors,
                            long datagramsReceived, long priorityDatagramsReceived, long bytesReceived,
                            long oversizeDrops, long receiveErrors, long placedDatagramsReceived,
                            long predictedDatagramsReceived, long gsoSends, long coalescedDatagramsReceived,
-                           long groReceives, long gsoBatches) {
+                           long groReceives, long gsoBatches, long discardedDatagrams) {
 
     /** The stats held in an array indexed as {@link UdpCounters}. */
     static UdpPortStats of(long[] v) {
@@ -42,6 +45,6 @@ public record UdpPortStats(long datagramsSent, long bytesSent, long sendBufferFu
                 v[UdpCounters.PRIORITY_RECEIVED], v[UdpCounters.BYTES_RECEIVED], v[UdpCounters.OVERSIZE_DROPS],
                 v[UdpCounters.RECEIVE_ERRORS], v[UdpCounters.PLACED_RECEIVED],
                 v[UdpCounters.PREDICTED_RECEIVED], v[UdpCounters.GSO_SENDS], v[UdpCounters.COALESCED_RECEIVED],
-                v[UdpCounters.GRO_RECEIVES], v[UdpCounters.GSO_BATCHES]);
+                v[UdpCounters.GRO_RECEIVES], v[UdpCounters.GSO_BATCHES], v[UdpCounters.DISCARDED]);
     }
 }

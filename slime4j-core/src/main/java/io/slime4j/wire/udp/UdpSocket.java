@@ -141,6 +141,17 @@ abstract class UdpSocket {
         throw new UnsupportedOperationException("this socket cannot split datagrams");
     }
 
+    /**
+     * Takes the next datagram off the queue reading only its first {@code headerLength} bytes into
+     * {@code into}; the kernel drops the rest unread (a coalesced receive whole).
+     *
+     * @return its source, or null if none was waiting; its whole length is then {@link #receivedLength()}
+     * @throws IOException on a failure, including a closed socket
+     */
+    InetSocketAddress discard(MemorySegment into, int headerLength) throws IOException {
+        throw new UnsupportedOperationException("this socket cannot split datagrams");
+    }
+
     /** The most datagrams {@link #receiveScattered} takes in one receive (the kernel's GRO coalesces at most 64). */
     static final int MAX_SCATTERED = 64;
 

@@ -98,6 +98,66 @@ class CoalescedPlacementTest {
         assertThat(b.stats().datagramsReceived()).isEqualTo(COUNT);
     }
 
+    @Test
+    void aRunTheHandlerHasNoUseForIsDroppedUnreadAndTheNextRunIsStillPlaced() {
+        RunPlacing h = new RunPlacing(arena.allocate(TOTAL + 100), TOTAL);
+        h.discardOld = true;
+        UdpPort a = wire.bind("");
+        UdpPort b = wire.bind("");
+        sendRun(a, b, 0, 5);
+        sendRun(a, b, 0, 5); // the same five again: a duplicated run
+        sendRun(a, b, 5, COUNT);
+        Datagrams.settle();
+
+        assertThat(h.drain(b, COUNT)).isEqualTo(COUNT);
+
+        assertThat(h.placed).as("the run after the dropped one was peeked and placed, not taken whole")
+                .containsExactly(0, 1, 2, 3, 4, 5, 6, 7, 8, 9);
+        assertThat(h.whole).isEmpty();
+        assertThat(h.discardAsked).as("length and segment size of the dropped run")
+                .containsExactly(5 * (HEADER + PAYLOAD), HEADER + PAYLOAD);
+        assertThat(h.target.asSlice(0, TOTAL).toArray(ValueLayout.JAVA_BYTE)).isEqualTo(payloads());
+        assertThat(b.stats().discardedDatagrams()).isEqualTo(5);
+        assertThat(b.stats().datagramsReceived()).isEqualTo(COUNT);
+        assertThat(b.stats().bytesReceived()).isEqualTo(TOTAL + COUNT * HEADER);
+    }
+
+    @Test
+    void aDeclinedCoalescedRunIsTakenWholeAndTheNextRunIsStillPeekedAndPlaced() {
+        RunPlacing h = new RunPlacing(arena.allocate(TOTAL + 100), TOTAL);
+        UdpPort a = wire.bind("");
+        UdpPort b = wire.bind("");
+        sendRun(a, b, 0, 5);
+        sendRun(a, b, 0, 5); // declined (not the next), and not dropped: this handler keeps everything
+        sendRun(a, b, 5, COUNT);
+        Datagrams.settle();
+
+        assertThat(h.drain(b, COUNT + 5)).isEqualTo(COUNT + 5);
+
+        assertThat(h.whole).as("only the declined run taken whole").hasSize(5);
+        assertThat(h.placed).as("no back-off from peeking after a declined coalesced receive")
+                .containsExactly(0, 1, 2, 3, 4, 5, 6, 7, 8, 9);
+        assertThat(h.target.asSlice(0, TOTAL).toArray(ValueLayout.JAVA_BYTE)).isEqualTo(payloads());
+        assertThat(b.stats().discardedDatagrams()).isZero();
+    }
+
+    /** Sends datagrams {@code from} to {@code to} (exclusive) from {@code a} to {@code b} as one GSO run. */
+    private void sendRun(UdpPort a, UdpPort b, int from, int to) {
+        MemorySegment headers = arena.allocate((long) COUNT * HEADER);
+        MemorySegment payloads = arena.allocate(TOTAL);
+        payloads.copyFrom(MemorySegment.ofArray(payloads()));
+        a.flush();
+        long runs = a.stats().gsoSends();
+        for (int i = from; i < to; i++) {
+            MemorySegment header = headers.asSlice((long) i * HEADER, HEADER);
+            header.copyFrom(MemorySegment.ofArray(Arrays.copyOf(datagram(i), HEADER)));
+            assertThat(a.send(b.localAddress(), header, HEADER, payloads, (long) i * PAYLOAD,
+                    i < COUNT - 1 ? PAYLOAD : LAST_PAYLOAD, false)).isTrue();
+        }
+        a.flush();
+        assertThat(a.stats().gsoSends()).isEqualTo(runs + 1);
+    }
+
     /** Sends the run as one GSO burst from a fresh port to another; returns the receiving one. */
     private UdpPort sendRun() {
         UdpPort a = wire.bind("");
@@ -142,6 +202,9 @@ class CoalescedPlacementTest {
         final MemorySegment target;
         final long room;
         int refuse = -1;
+        /** Whether a run starting with a datagram placed already may be dropped unread. */
+        boolean discardOld;
+        final List<Integer> discardAsked = new ArrayList<>();
         int next;
         long offset;
         final List<Integer> placed = new ArrayList<>();
@@ -200,6 +263,16 @@ class CoalescedPlacementTest {
         }
 
         @Override
+        public boolean discard(MemorySegment header, int length, int segment, WireAddress from) {
+            if (!discardOld || header.get(ValueLayout.JAVA_BYTE, 0) >= next) {
+                return false;
+            }
+            discardAsked.add(length);
+            discardAsked.add(segment);
+            return true;
+        }
+
+        @Override
         public void onPlacedPacket(MemorySegment packet, int length, WireAddress from) {
             assertThat(packet.asSlice(0, HEADER).toArray(ValueLayout.JAVA_BYTE))
                     .isEqualTo(Arrays.copyOf(datagram(next), HEADER));
@@ -209,7 +282,7 @@ class CoalescedPlacementTest {
         @Override
         public void onPacket(MemorySegment packet, int length, WireAddress from) {
             whole.add(packet.asSlice(0, length).toArray(ValueLayout.JAVA_BYTE));
-            next++;
+            next = Math.max(next, packet.get(ValueLayout.JAVA_BYTE, 0) + 1); // a repeated one moves nothing
         }
 
         int drain(UdpPort port, int n) {

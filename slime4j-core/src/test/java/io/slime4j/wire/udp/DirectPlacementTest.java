@@ -51,6 +51,36 @@ class DirectPlacementTest {
     }
 
     @Test
+    void aRepeatedWritePacketIsDroppedUnreadCountedAsADuplicateAndLeavesTheTargetAlone() throws Exception {
+        QpConfig qp = QpConfig.builder().mtu(16 << 10).build();
+        try (UdpDevicePair p = new UdpDevicePair(UdpConfig.builder().backend(UdpConfig.Backend.NATIVE).build(), qp)) {
+            MemoryRegion src = p.region(p.pdA, MIB);
+            MemoryRegion dst = p.region(p.pdB, MIB);
+            UdpDevicePair.fill(src.segment(), 5);
+            p.writeAll(src, dst, MIB, 20);
+            byte[] first = p.tapA.captured(TapPort.TYPE_OFFSET + 1); // type 2: WRITE, the first one sent
+            assertThat(first).as("a WRITE datagram was captured").isNotNull();
+            long duplicates = p.b.counters().get(Counter.DUPLICATES);
+
+            UdpDevicePair.fill(src.segment(), 6); // new data: the stale packet must not land over it
+            for (int i = 0; i < 3; i++) {
+                p.tapA.inject(first, false); // sent behind the next datagrams of the new writes
+            }
+            p.writeAll(src, dst, 64 << 10, 20);
+
+            assertThat(p.tapA.pendingInjections()).isZero();
+            assertThat(dst.segment().mismatch(src.segment())).as("first differing byte").isEqualTo(-1);
+            UdpPortStats b = p.tapB.port().stats();
+            // a copy that arrives where the receiver predicted the next packet is taken whole (it did not
+            // peek) and dropped by the engine; the others are dropped unread
+            assertThat(b.discardedDatagrams()).as("dropped unread at b: %s", b).isBetween(1L, 3L);
+            assertThat(p.b.counters().get(Counter.DUPLICATES) - duplicates).as("duplicates counted at b").isEqualTo(3);
+            assertThat(b.receiveErrors()).isZero();
+            assertThat(p.a.counters().get(Counter.AGENT_ERRORS) + p.b.counters().get(Counter.AGENT_ERRORS)).isZero();
+        }
+    }
+
+    @Test
     void tinyPacketsThatTakeThePriorityChannelNeverLetAPredictionOverwriteFinalData() throws Exception {
         // 256-byte packets fit the tiny-message size, so the oldest one in flight goes on the priority
         // channel and is executed before the data channel is read: a prediction made earlier must
