@@ -9,8 +9,14 @@ class SendBurstTest {
     private static final int UDP_MAX = 65_507;
 
     @Test
-    void atAnEthernetMtuTheBurstIsTwoWholeGsoRunsNotARunAndAStub() {
-        assertThat(SendBurst.packets(1_472, UDP_MAX)).isEqualTo(88); // runs of 44
+    void atAnEthernetMtuTheBurstIsTheEightWholeGsoRunsOfOneBatchedCall() {
+        assertThat(SendBurst.packets(1_472, UDP_MAX)).isEqualTo(8 * 44); // runs of 44
+    }
+
+    @Test
+    void atTheVerbsDefaultMtuAndAtJumboFramesTheBurstIsEightRunsToo() {
+        assertThat(SendBurst.packets(4_096 + 64, UDP_MAX)).isEqualTo(8 * 15);
+        assertThat(SendBurst.packets(9_000 + 64, UDP_MAX)).isEqualTo(70); // runs of 7: 64 packets at least
     }
 
     @Test
@@ -20,21 +26,22 @@ class SendBurstTest {
     }
 
     @Test
-    void everyBurstIsAWholeNumberOfRunsAndAtLeastSixtyFour() {
+    void everyBurstIsAWholeNumberOfRunsAtLeastEightAndAtLeastSixtyFourPackets() {
         for (int packet = 65; packet <= UDP_MAX; packet += 97) {
             int run = Math.min(64, UDP_MAX / packet);
             int burst = SendBurst.packets(packet, UDP_MAX);
             assertThat(burst).as("packet %d", packet).isGreaterThanOrEqualTo(64);
             if (run >= 2) {
                 assertThat(burst % run).as("packet %d", packet).isZero();
-                assertThat(burst).as("packet %d", packet).isLessThan(64 + run);
+                assertThat(burst).as("packet %d", packet).isGreaterThanOrEqualTo(8 * run)
+                        .isLessThan(Math.max(8 * run, 64 + run) + 1);
             }
         }
     }
 
     @Test
-    void tinyPacketsAreCappedAtTheKernelsSixtyFourSegmentsPerCall() {
-        assertThat(SendBurst.packets(100, UDP_MAX)).isEqualTo(64);
+    void tinyPacketsAreCappedAtTheKernelsSixtyFourSegmentsPerRun() {
+        assertThat(SendBurst.packets(100, UDP_MAX)).isEqualTo(8 * 64);
     }
 
     @Test

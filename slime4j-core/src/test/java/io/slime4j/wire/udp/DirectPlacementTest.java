@@ -72,9 +72,15 @@ class DirectPlacementTest {
             assertThat(dst.segment().mismatch(src.segment())).as("first differing byte").isEqualTo(-1);
             UdpPortStats b = p.tapB.port().stats();
             // a copy that arrives where the receiver predicted the next packet is taken whole (it did not
-            // peek) and dropped by the engine; the others are dropped unread
-            assertThat(b.discardedDatagrams()).as("dropped unread at b: %s", b).isBetween(1L, 3L);
-            assertThat(p.b.counters().get(Counter.DUPLICATES) - duplicates).as("duplicates counted at b").isEqualTo(3);
+            // peek) and dropped by the engine; the others are dropped unread. A spurious retransmission of
+            // a's (in either transfer: its copies may arrive after the first one completed) adds duplicates
+            long resent = p.a.counters().get(Counter.RETRANSMITS);
+            long counted = p.b.counters().get(Counter.DUPLICATES) - duplicates;
+            assertThat(b.discardedDatagrams()).as("dropped unread at b (%d resent by a): %s", resent, b)
+                    .isBetween(1L, 3 + resent);
+            assertThat(counted).as("the injected copies counted as duplicates at b").isGreaterThanOrEqualTo(3);
+            assertThat(p.b.counters().get(Counter.DUPLICATES)).as("duplicates at b, each dropped one among them")
+                    .isGreaterThanOrEqualTo(b.discardedDatagrams());
             assertThat(b.receiveErrors()).isZero();
             assertThat(p.a.counters().get(Counter.AGENT_ERRORS) + p.b.counters().get(Counter.AGENT_ERRORS)).isZero();
         }
