@@ -21,6 +21,8 @@ import java.lang.foreign.ValueLayout;
 final class ExportTable {
     private final MemorySegment file;
     private final ShmRegion[] owners = new ShmRegion[Layout.EXPORTS];
+    /** The device file is about to be unmapped: nothing is exported, withdrawn or read any more. */
+    private boolean closed;
 
     ExportTable(MemorySegment deviceFile) {
         this.file = deviceFile;
@@ -42,7 +44,7 @@ final class ExportTable {
             return -1;
         }
         int slot = slot(r.key);
-        if (owners[slot] != null) {
+        if (closed || owners[slot] != null) {
             return -1;
         }
         owners[slot] = r;
@@ -63,7 +65,7 @@ final class ExportTable {
 
     /** Withdraws {@code r}'s export: no peer starts a copy in it afterwards; wait for {@link #copies} then. */
     synchronized void revoke(ShmRegion r, int slot) {
-        if (owners[slot] != r) {
+        if (closed || owners[slot] != r) {
             return;
         }
         long e = entry(slot);
@@ -74,8 +76,17 @@ final class ExportTable {
         owners[slot] = null;
     }
 
-    /** Copies peers run now in slot {@code slot}. */
-    int copies(int slot) {
-        return Layout.getIntVolatile(file, entry(slot) + Layout.X_USES);
+    /** Copies peers run now in slot {@code slot} (none once the device closed: peers see it closed and copy no more). */
+    synchronized int copies(int slot) {
+        return closed ? 0 : Layout.getIntVolatile(file, entry(slot) + Layout.X_USES);
+    }
+
+    /**
+     * Before the device file is unmapped (the device closes): regions deregistered later withdraw
+     * nothing, since peers check the device's closed flag before every copy and the table goes with
+     * the file.
+     */
+    synchronized void close() {
+        closed = true;
     }
 }

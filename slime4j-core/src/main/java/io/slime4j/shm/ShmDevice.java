@@ -452,6 +452,7 @@ public final class ShmDevice implements VerbsDevice {
             p.close();
         }
         mappings.close();
+        exports.close(); // regions deregistered after this have nothing left to withdraw
         arena.close();
     }
 

@@ -180,6 +180,18 @@ class DirectCopyTest {
         assertThat(rcqB.await(wcs, 10, TimeUnit.SECONDS)).isEqualTo(1);
     }
 
+    @Test
+    void aRegionDeregisteredAfterItsDeviceClosedWithdrawsNothing() throws Exception {
+        MemoryRegion dst = pdB.register(SharedMemory.allocate(8192, arena), AccessFlags.ALL);
+        attach(dst);
+        qb.close();
+        b.close(); // unmaps the device file and its export table
+        long start = System.nanoTime();
+        dst.close();
+        assertThat(dst.isRegistered()).isFalse();
+        assertThat(System.nanoTime() - start).as("no wait for copies of a closed device").isLessThan(1_000_000_000L);
+    }
+
     private static MemorySegment peerFileOf(ShmDevice d) {
         ShmAddress addr = ShmAddress.parse(d.address());
         return d.mappings().map(addr.pid(), addr.fd(), addr.inode());
