@@ -36,7 +36,9 @@ import java.util.Locale;
  * <p>Rows: 64 B write-with-immediate round trip (p50, p99; the peer answers each with one), 32 B
  * SEND rate (32 outstanding, counted as the sender's completions, each a message placed in a
  * posted receive), and one-sided RDMA WRITE and READ bandwidth (16 outstanding, each to its own
- * offset, as {@code Compare} does; each row after at least half a second untimed). Set {@code SLIME4J_SHM_BUSY_POLL=true} for busy-polling devices (a poster
+ * offset at every size, so 16 MiB rows cycle through 256 MiB per side where {@code Compare}'s use one
+ * buffer; each row after at least half a second untimed). The "same working set" memcpy cycles
+ * through the same 16 offsets. Set {@code SLIME4J_SHM_BUSY_POLL=true} for busy-polling devices (a poster
  * waiting in {@code await} then spins and drives the device itself; with {@code --poll spin} its {@code poll}
  * runs a duty cycle whenever the queue is empty).
  */
@@ -135,7 +137,7 @@ public final class ShmVerbsBench {
                 double w = a.oneSided(Opcode.RDMA_WRITE, size, n);
                 double r = a.oneSided(Opcode.RDMA_READ, size, n);
                 double m = Memcpy.bandwidth(size, bytes);
-                double mw = Memcpy.bandwidth(size, bytes, size >= (16 << 20) ? 1 : WINDOW);
+                double mw = Memcpy.bandwidth(size, bytes, WINDOW); // the rows' own working set: 16 offsets at every size
                 System.out.printf(Locale.ROOT, "%s: write %.0f MB/s (%.2fx memcpy, %.2fx same working set), "
                                 + "read %.0f MB/s (%.2fx, %.2fx); memcpy %.0f, same working set %.0f MB/s%n",
                         Options.format(size), w, w / m, w / mw, r, r / m, r / mw, m, mw);
