@@ -36,7 +36,9 @@ import java.util.Locale;
  * <p>Rows: 64 B write-with-immediate round trip (p50, p99; the peer answers each with one), 32 B
  * SEND rate (32 outstanding, counted as the sender's completions, each a message placed in a
  * posted receive), and one-sided RDMA WRITE and READ bandwidth (16 outstanding, each to its own
- * offset, as {@code Compare} does). Set {@code SLIME4J_SHM_BUSY_POLL=true} for busy-polling devices (a poster
+ * offset at every size, so 16 MiB rows cycle through 256 MiB per side where {@code Compare}'s use one
+ * buffer; each row after at least half a second untimed). The "same working set" memcpy cycles
+ * through the same 16 offsets. Set {@code SLIME4J_SHM_BUSY_POLL=true} for busy-polling devices (a poster
  * waiting in {@code await} then spins and drives the device itself; with {@code --poll spin} its {@code poll}
  * runs a duty cycle whenever the queue is empty).
  */
@@ -45,6 +47,8 @@ public final class ShmVerbsBench {
     private static final int MESSAGE_WINDOW = 32;
     private static final int DEPTH = 256;
     private static final long TIMEOUT_NANOS = 60_000_000_000L;
+    /** The least untimed time before each one-sided row. */
+    private static final long WARMUP_NANOS = 500_000_000L;
 
     private final Arena arena = Arena.ofShared();
     private final ShmDevice device;
@@ -133,7 +137,7 @@ public final class ShmVerbsBench {
                 double w = a.oneSided(Opcode.RDMA_WRITE, size, n);
                 double r = a.oneSided(Opcode.RDMA_READ, size, n);
                 double m = Memcpy.bandwidth(size, bytes);
-                double mw = Memcpy.bandwidth(size, bytes, size >= (16 << 20) ? 1 : WINDOW);
+                double mw = Memcpy.bandwidth(size, bytes, WINDOW); // the rows' own working set: 16 offsets at every size
                 System.out.printf(Locale.ROOT, "%s: write %.0f MB/s (%.2fx memcpy, %.2fx same working set), "
                                 + "read %.0f MB/s (%.2fx, %.2fx); memcpy %.0f, same working set %.0f MB/s%n",
                         Options.format(size), w, w / m, w / mw, r, r / m, r / mw, m, mw);
@@ -232,9 +236,16 @@ public final class ShmVerbsBench {
         }
     }
 
-    /** {@code n} one-sided operations of {@code size} bytes, 16 outstanding, after n/10 untimed; MB/s. */
+    /**
+     * {@code n} one-sided operations of {@code size} bytes, 16 outstanding, after at least n/10 untimed
+     * ones and at least {@link #WARMUP_NANOS} of them (the first row of a short run is otherwise timed
+     * while the JIT still compiles the posting path); MB/s.
+     */
     private double oneSided(Opcode op, int size, long n) {
-        run(op, size, Math.max(WINDOW, n / 10));
+        long warmUntil = System.nanoTime() + WARMUP_NANOS;
+        do {
+            run(op, size, Math.max(WINDOW, n / 10));
+        } while (System.nanoTime() - warmUntil < 0);
         long start = System.nanoTime();
         run(op, size, n);
         return (double) size * n / ((System.nanoTime() - start) / 1e3);

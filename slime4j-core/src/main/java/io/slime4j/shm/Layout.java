@@ -19,11 +19,21 @@ final class Layout {
     static final long DEV_MAGIC = 0, DEV_PID = 8, DEV_UID = 12, DEV_ID = 16, DEV_CLOSED = 24;
     static final long DEV_BELL = 64, DEV_SLEEPING = 128;
     static final long DEV_DIR = 256, DIR_ENTRY = 32; // fd int, (pad), inode long, token long, size long
-    static final long DEV_SIZE = DEV_DIR + MAX_QPS * DIR_ENTRY;
+    static final long DEV_EXPORTS = DEV_DIR + MAX_QPS * DIR_ENTRY;
+    /** Export table slots (a region's slot is its key's low bits; a taken slot means no export). */
+    static final int EXPORTS = 1024;
+    static final long X_SIZE = 128;
+    /** Export entry: sequence (odd while the owner rewrites it), key, domain, access, the region's address and
+     *  length in the owner's process, its memfd's inode, offset and descriptor; on the next cache line the count of
+     *  copies peers run in it now. */
+    static final long X_SEQ = 0, X_KEY = 8, X_PD = 16, X_ACCESS = 20, X_BASE = 24, X_LENGTH = 32, X_INODE = 40,
+            X_OFFSET = 48, X_FD = 56, X_USES = 64;
+    static final long DEV_SIZE = DEV_EXPORTS + EXPORTS * X_SIZE;
 
     // ---- queue-pair file: header written by the owner (requester), answers by the peer (responder)
     static final long QP_MAGIC = 0, QP_PID = 8, QP_MAX_SGE = 12, QP_CAPACITY = 16, QP_ENTRY_SIZE = 20,
             QP_TOKEN = 24, QP_DEVICE = 32, QP_PD = 40;
+    static final long QP_REMOTE_TOKEN = 48; // owner: the token of the queue pair it is connected to (0: none yet)
     static final long QP_TAIL = 64; // owner: requests published
     static final long QP_DONE = 128; // peer: requests finished (the failed one included)
     static final long QP_NAK_SEQ = 192, QP_NAK_STATUS = 200; // peer: the failed request and its status

@@ -60,6 +60,21 @@ final class QpFile {
         return segment.asSlice(Layout.QP_RING + (seq & (capacity - 1)) * entrySize, entrySize);
     }
 
+    /** The protection domain (its id in the owner's process) of the queue pair whose file this is. */
+    int pd() {
+        return segment.get(ValueLayout.JAVA_INT, Layout.QP_PD);
+    }
+
+    /** Records the token of the queue pair this one is connected to (the owner, when it moves to RTR). */
+    void connectedTo(long remoteToken) {
+        Layout.setRelease(segment, Layout.QP_REMOTE_TOKEN, remoteToken);
+    }
+
+    /** The token of the queue pair the owner is connected to, 0 before it is. */
+    long remoteToken() {
+        return Layout.getAcquire(segment, Layout.QP_REMOTE_TOKEN);
+    }
+
     void markFailed() {
         Layout.setIntVolatile(segment, Layout.QP_STATE, 1);
     }

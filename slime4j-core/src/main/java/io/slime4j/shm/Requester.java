@@ -18,14 +18,23 @@ import java.lang.foreign.ValueLayout;
  * without progress (backoff doubling up to 32x), or at once when the peer's queue pair, device or
  * process is gone. A "retransmission" here re-rings the peer: the request itself is already in
  * shared memory and cannot be lost.
+ *
+ * <p>An RDMA WRITE or READ into a region the peer exports, posted while nothing earlier of this
+ * queue pair is outstanding, is executed here instead ({@link DirectCopy}) and completes at once;
+ * it takes no ring entry. Ring positions therefore trail sequence numbers by the count of such
+ * requests ({@code direct}): the outstanding requests are always contiguous in both, because a
+ * request is only copied directly when none is outstanding.
  */
 final class Requester {
     private final ShmQueuePair qp;
     private final QpFile file;
     private final ShmCounters counters;
     private final QpConfig config;
+    private final DirectCopy directCopy;
     private long published;
     private long completed;
+    /** Requests executed by {@link DirectCopy}: ring position = sequence number - direct. */
+    private long direct;
     private long localFailSsn = -1;
     private WcStatus localFailStatus;
     private long flushedUpTo;
@@ -43,6 +52,7 @@ final class Requester {
         this.file = qp.file;
         this.counters = qp.counters();
         this.config = qp.config;
+        this.directCopy = new DirectCopy(qp);
     }
 
     boolean outstanding() {
@@ -86,9 +96,10 @@ final class Requester {
         if (published == posted || localFailSsn >= 0) {
             return 0;
         }
-        long start = published;
+        long ringStart = published - direct;
         long packets = 0;
         long bytes = 0;
+        long now = System.nanoTime();
         while (published < posted) {
             Wqe w = qp.sendWqe(published);
             WcStatus bad = take(w);
@@ -97,18 +108,32 @@ final class Requester {
                 localFailStatus = bad;
                 break;
             }
-            write(file.entry(published), w);
             packets += Math.max(1, (w.length + config.mtu() - 1) / config.mtu());
             bytes += w.length + Layout.E_SGES;
+            if (published == completed) {
+                if (directCopy.tryExecute(w, now)) { // in order: nothing earlier is outstanding
+                    w.releaseRegions();
+                    if (w.signaled) {
+                        qp.completeSend(w, WcStatus.SUCCESS);
+                    }
+                    published++;
+                    completed++;
+                    direct++;
+                    now = System.nanoTime(); // a large copy took a while: a ring request's timer starts after it
+                    continue;
+                }
+                lastProgressAt = now; // the ring's head request: its timer starts now
+            }
+            write(file.entry(published - direct), w);
             published++;
         }
-        if (published > start) {
+        if (packets > 0) {
             counters.add(Counter.PACKETS_SENT, packets); // once per batch: every add is an atomic update
             counters.add(Counter.BYTES_SENT, bytes);
-            if (start == completed) {
-                lastProgressAt = System.nanoTime();
-            }
-            Layout.setRelease(file.segment, Layout.QP_TAIL, published);
+        }
+        long ringTail = published - direct;
+        if (ringTail > ringStart) {
+            Layout.setRelease(file.segment, Layout.QP_TAIL, ringTail);
             PeerDevice peer = qp.responder.peer();
             if (peer != null) {
                 peer.ring();
@@ -163,14 +188,14 @@ final class Requester {
     }
 
     private int complete() {
-        long done = Layout.getAcquire(file.segment, Layout.QP_DONE);
+        long done = Layout.getAcquire(file.segment, Layout.QP_DONE) + direct; // ring position -> sequence number
         if (done == completed) {
             return 0;
         }
         long nakSeq = Layout.getAcquire(file.segment, Layout.QP_NAK_SEQ);
         while (completed < done) {
             Wqe w = qp.sendWqe(completed);
-            if (completed == nakSeq) {
+            if (completed - direct == nakSeq) {
                 fail(WcStatus.ofOrdinal(file.segment.get(ValueLayout.JAVA_INT, Layout.QP_NAK_STATUS)));
                 return 1;
             }

@@ -27,9 +27,11 @@ import org.slf4j.LoggerFactory;
 /**
  * A verbs device for peers on the same host: queue pairs talk through rings in shared memory
  * ({@code memfd}) and RDMA WRITE, READ and SEND data moves with one copy straight between the two
- * sides' registered memory. Every queue pair's requester and responder run under one progress
- * lock, taken by whichever thread gets there: a posting thread publishes its request into the ring
- * itself, a thread polling a completion queue runs a duty cycle when the queue is empty (it takes
+ * sides' registered memory (by the peer's responder; for a WRITE or READ into a region the peer
+ * exports in its {@link ExportTable}, with nothing earlier outstanding, by the requester itself).
+ * Every queue pair's requester and responder run under one progress lock, taken by whichever
+ * thread gets there: a posting thread publishes its request into the ring itself (or copies it,
+ * as above), a thread polling a completion queue runs a duty cycle when the queue is empty (it takes
  * the peer's answers and executes the peer's requests without a hand-off), and the device's agent
  * thread does the rest. Idle, the agent spins briefly and then sleeps on a futex doorbell that
  * posting threads and peers ring; with {@link ShmConfig#busyPoll()} it spins, unless a waiter
@@ -54,6 +56,7 @@ public final class ShmDevice implements VerbsDevice {
     private final MemorySegment file;
     private final String address;
     private final RegionTable regions = new RegionTable();
+    private final ExportTable exports;
     private final PeerMappings mappings = new PeerMappings();
     private final Map<String, PeerDevice> peers = new ConcurrentHashMap<>();
     private final ShmCounters counters = new ShmCounters(null);
@@ -82,6 +85,7 @@ public final class ShmDevice implements VerbsDevice {
         } while (i == 0);
         this.id = i;
         file = SharedMemory.allocate(Layout.DEV_SIZE, arena);
+        exports = new ExportTable(file);
         SharedMemory.Allocation a = SharedMemory.find(file.address(), file.byteSize());
         file.set(ValueLayout.JAVA_INT, Layout.DEV_PID, ShmNative.pid());
         file.set(ValueLayout.JAVA_INT, Layout.DEV_UID, ShmNative.euid());
@@ -109,6 +113,7 @@ public final class ShmDevice implements VerbsDevice {
 
     long id() { return id; }
     RegionTable regions() { return regions; }
+    ExportTable exports() { return exports; }
     PeerMappings mappings() { return mappings; }
     ShmCounters countersSet() { return counters; }
     boolean isClosed() { return closed; }
@@ -285,7 +290,7 @@ public final class ShmDevice implements VerbsDevice {
         }
         try {
             boolean published = !closed && qp.requester.publishNow();
-            if (published && !timersRunning) { // written once, not per request: the agent reads it every turn
+            if (published && !timersRunning && qp.requester.outstanding()) { // written once, not per request
                 timersRunning = true; // the agent's next wait is short: this request's timeout is watched
             }
             return published;
@@ -294,6 +299,7 @@ public final class ShmDevice implements VerbsDevice {
             LOG.error("shm device {}: publishing on the posting thread failed", name(), e);
             return false;
         } finally {
+            wakeDeferred(); // requests the requester copied itself completed at once
             progress.unlock();
         }
     }
@@ -446,6 +452,7 @@ public final class ShmDevice implements VerbsDevice {
             p.close();
         }
         mappings.close();
+        exports.close(); // regions deregistered after this have nothing left to withdraw
         arena.close();
     }
 

@@ -46,6 +46,7 @@ final class ShmProtectionDomain implements ProtectionDomain {
             ShmRegion r = new ShmRegion(this, segment, table.newKey(), accessFlags);
             table.add(r);
             regions.add(r);
+            r.export();
             return r;
         }
     }

@@ -129,6 +129,7 @@ final class ShmQueuePair implements QueuePair {
         }
         ShmAddress.parse(peer.address()); // a clear error for an address of another wire
         remote = peer;
+        file.connectedTo(peer.token());
         state = QpState.RTR;
         device.wakeup();
     }

@@ -9,7 +9,10 @@ import java.util.concurrent.locks.LockSupport;
 /**
  * A region registered with an {@link ShmDevice}. Every access takes a use ({@link #acquire}) and
  * gives it back; {@link #close()} invalidates the key at once and then waits (bounded) until no
- * use is left, so that once it returns nothing touches the memory through the key again.
+ * use is left, so that once it returns nothing touches the memory through the key again. A region
+ * in {@link SharedMemory} is also exported to peers ({@link ExportTable}), whose requesters copy
+ * to and from it themselves: {@code close()} withdraws the export first and waits for their
+ * copies too.
  */
 final class ShmRegion implements MemoryRegion {
     /** How long deregistration waits for accesses in progress. */
@@ -23,6 +26,8 @@ final class ShmRegion implements MemoryRegion {
     final SharedMemory.Allocation shared;
     private final AtomicInteger uses = new AtomicInteger();
     private volatile boolean registered = true;
+    /** The slot in the device's export table, or -1 when not exported. */
+    private volatile int exportSlot = -1;
 
     ShmRegion(ShmProtectionDomain pd, MemorySegment segment, long key, int access) {
         this.pd = pd;
@@ -40,6 +45,11 @@ final class ShmRegion implements MemoryRegion {
             return false;
         }
         return true;
+    }
+
+    /** Exports the region to peers' requesters if it lies in shared memory (at registration). */
+    void export() {
+        exportSlot = pd.device().exports().export(this);
     }
 
     void release() {
@@ -101,9 +111,14 @@ final class ShmRegion implements MemoryRegion {
         }
         registered = false;
         pd.device().regions().remove(this);
+        int slot = exportSlot;
+        ExportTable exports = pd.device().exports();
+        if (slot >= 0) {
+            exports.revoke(this, slot);
+        }
         pd.forget(this);
         long deadline = System.nanoTime() + DEREGISTER_WAIT_NANOS;
-        while (uses.get() > 0 && System.nanoTime() - deadline < 0) {
+        while ((uses.get() > 0 || (slot >= 0 && exports.copies(slot) > 0)) && System.nanoTime() - deadline < 0) {
             LockSupport.parkNanos(50_000);
         }
     }

@@ -8,7 +8,10 @@
  * words in the same file. RDMA WRITE, READ and SEND data moves with one copy between the two sides'
  * registered memory: through a mapping of the peer's {@link io.slime4j.shm.SharedMemory} when the
  * memory was allocated there, else with {@code process_vm_readv}/{@code writev}, and in one process
- * directly. Completions stay in the process that polls them. See docs/SHM.md.
+ * directly. An RDMA WRITE or READ into {@code SharedMemory} the peer exports, posted while nothing
+ * earlier is outstanding, is checked against the peer's export table and copied by the requester
+ * itself ({@code DirectCopy}, {@code ExportTable}). Completions stay in the process that polls
+ * them. See docs/SHM.md.
  *
  * <p>Threading: the requester and responder state of a device's queue pairs belongs to whichever
  * thread holds the device's progress lock: a posting thread publishing its own request, a thread

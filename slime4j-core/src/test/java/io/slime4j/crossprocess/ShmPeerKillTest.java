@@ -8,12 +8,15 @@ import java.util.stream.Stream;
 /**
  * SIGKILL of the peer process on the shm device: its pidfd becomes readable at once, so every
  * outstanding request fails (the oldest RETRY_EXC_ERR, the rest flushed) within a second or so,
- * not after the retry budget.
+ * not after the retry budget. The peer's regions are private memory: into {@link
+ * io.slime4j.shm.SharedMemory} on both sides the requester copies every write itself inside
+ * {@code postSend} (docs/SHM.md, "Who copies"), so nothing would be outstanding at the peer when
+ * it is killed; private target memory keeps the writes in the ring for the peer's responder.
  */
 class ShmPeerKillTest extends PeerKillTest {
     @Override
     protected String[] peerOptions(String... base) {
-        return Stream.concat(Arrays.stream(base), Stream.of("--device", "shm", "--memory", "shared"))
+        return Stream.concat(Arrays.stream(base), Stream.of("--device", "shm"))
                 .toArray(String[]::new);
     }
 

@@ -1,0 +1,103 @@
+package io.slime4j.shm;
+
+import io.slime4j.verbs.AccessFlags;
+import io.slime4j.verbs.Opcode;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * An RDMA WRITE or READ executed by the requester itself (holder of the progress lock), when the
+ * target region is exported by the peer device ({@link ExportTable}): the requester maps the
+ * peer's memfd and copies once, between its own registered memory and the peer's, with no
+ * hand-off to the peer's responder and no wake-up on either side. The request then completes at
+ * once, in order, because the requester takes this path only when nothing earlier of its queue
+ * pair is outstanding.
+ *
+ * <p>It checks what the peer's responder would: the peer's queue pair is connected to this one and
+ * live, its device open and its process alive; the export entry names exactly this key, the peer
+ * queue pair's protection domain, the access flag, and holds {@code [address, address + length)}
+ * (without overflow). Anything else — a key not exported, a failed check, a mapping that cannot
+ * be made — is not decided here: the request goes through the ring and the responder executes or
+ * NAKs it as before (REM_ACCESS_ERR and the rest). The copy runs between a raise and a drop of
+ * the entry's count of copies, after which the entry's sequence is read again, so a region being
+ * deregistered is never copied into after its owner's {@code close()} returns.
+ */
+final class DirectCopy {
+    private final ShmQueuePair qp;
+    private final PeerMappings mappings;
+    /** The peer file mapped last: most requests name the same one, no lookup. */
+    private long lastInode = -1;
+    private int lastPid;
+    private MemorySegment lastFile;
+
+    DirectCopy(ShmQueuePair qp) {
+        this.qp = qp;
+        this.mappings = qp.device.mappings();
+    }
+
+    /** Executes {@code w} (its local regions held) if it can be done here; true when its data is in place. */
+    boolean tryExecute(Wqe w, long now) {
+        boolean write = w.opcode == Opcode.RDMA_WRITE;
+        if ((!write && w.opcode != Opcode.RDMA_READ) || w.length <= 0) {
+            return false;
+        }
+        Responder r = qp.responder;
+        PeerDevice peer = r.peer();
+        QpFile peerQp = r.peerFile();
+        if (peer == null || peerQp == null || peerQp.failed() || peerQp.remoteToken() != qp.token || !peer.alive(now)) {
+            return false;
+        }
+        MemorySegment dev = peer.file;
+        long e = Layout.DEV_EXPORTS + ExportTable.slot(w.remoteKey) * Layout.X_SIZE;
+        long seq = Layout.getVolatile(dev, e + Layout.X_SEQ);
+        if ((seq & 1) != 0 || dev.get(ValueLayout.JAVA_LONG, e + Layout.X_KEY) != w.remoteKey
+                || dev.get(ValueLayout.JAVA_INT, e + Layout.X_PD) != peerQp.pd()
+                || (dev.get(ValueLayout.JAVA_INT, e + Layout.X_ACCESS)
+                & (write ? AccessFlags.REMOTE_WRITE : AccessFlags.REMOTE_READ)) == 0) {
+            return false;
+        }
+        long base = dev.get(ValueLayout.JAVA_LONG, e + Layout.X_BASE);
+        long size = dev.get(ValueLayout.JAVA_LONG, e + Layout.X_LENGTH);
+        long at = w.remoteAddress - base;
+        if (Long.compareUnsigned(w.remoteAddress, base) < 0 || at > size - w.length) {
+            return false;
+        }
+        long inode = dev.get(ValueLayout.JAVA_LONG, e + Layout.X_INODE);
+        long offset = dev.get(ValueLayout.JAVA_LONG, e + Layout.X_OFFSET);
+        int fd = dev.get(ValueLayout.JAVA_INT, e + Layout.X_FD);
+        Layout.getAndAddInt(dev, e + Layout.X_USES, 1);
+        try {
+            if (Layout.getVolatile(dev, e + Layout.X_SEQ) != seq) {
+                return false; // rewritten or withdrawn meanwhile
+            }
+            MemorySegment target;
+            try {
+                target = file(peer.pid, fd, inode).asSlice(offset + at, w.length);
+            } catch (ShmException | IndexOutOfBoundsException ex) {
+                return false; // the responder reports it
+            }
+            long done = 0;
+            for (int i = 0; i < w.numSge; i++) {
+                MemorySegment local = w.regions[i].slice(w.address[i], w.sgeLength[i]);
+                if (write) {
+                    MemorySegment.copy(local, 0, target, done, local.byteSize());
+                } else {
+                    MemorySegment.copy(target, done, local, 0, local.byteSize());
+                }
+                done += local.byteSize();
+            }
+            return true;
+        } finally {
+            Layout.getAndAddInt(dev, e + Layout.X_USES, -1);
+        }
+    }
+
+    private MemorySegment file(int pid, int fd, long inode) {
+        if (inode != lastInode || pid != lastPid || lastFile == null) {
+            lastFile = mappings.map(pid, fd, inode); // mappings live until the device closes
+            lastInode = inode;
+            lastPid = pid;
+        }
+        return lastFile;
+    }
+}

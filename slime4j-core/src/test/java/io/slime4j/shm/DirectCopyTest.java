@@ -1,0 +1,199 @@
+package io.slime4j.shm;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.slime4j.verbs.AccessFlags;
+import io.slime4j.verbs.CompletionQueue;
+import io.slime4j.verbs.Counter;
+import io.slime4j.verbs.MemoryRegion;
+import io.slime4j.verbs.Opcode;
+import io.slime4j.verbs.ProtectionDomain;
+import io.slime4j.verbs.QpConfig;
+import io.slime4j.verbs.QueuePair;
+import io.slime4j.verbs.RemoteRegion;
+import io.slime4j.verbs.WcStatus;
+import io.slime4j.verbs.WorkCompletion;
+import io.slime4j.verbs.WorkRequest;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * RDMA WRITE and READ into {@link SharedMemory} the peer exports are copied by the requester itself
+ * ({@link DirectCopy}): byte-exact, completed at once, nothing handed to the peer's responder (its
+ * packets-received counter stays 0), and the peer's export withdrawn at deregistration. Whatever
+ * the requester's checks refuse goes through the ring, where the responder answers as before
+ * (REM_ACCESS_ERR), and a request behind an earlier one still outstanding waits for it (post order).
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class DirectCopyTest {
+    private Arena arena;
+    private ShmDevice a;
+    private ShmDevice b;
+    private ProtectionDomain pdA;
+    private ProtectionDomain pdB;
+    private CompletionQueue scq;
+    private CompletionQueue rcqB;
+    private QueuePair qa;
+    private QueuePair qb;
+    private MemoryRegion src;
+    private final WorkRequest wr = new WorkRequest();
+    private final WorkCompletion[] wcs = WorkCompletion.array(4);
+
+    @BeforeEach
+    void open() {
+        arena = Arena.ofShared();
+        a = ShmDevice.open(ShmConfig.builder().name("direct-a").build());
+        b = ShmDevice.open(ShmConfig.builder().name("direct-b").build());
+        pdA = a.allocateProtectionDomain();
+        pdB = b.allocateProtectionDomain();
+        src = pdA.register(SharedMemory.allocate(1 << 20, arena), AccessFlags.ALL);
+        scq = a.createCompletionQueue(64);
+        rcqB = b.createCompletionQueue(64);
+        qa = a.createQueuePair(pdA, QpConfig.defaults(), scq, a.createCompletionQueue(64));
+        qb = b.createQueuePair(pdB, QpConfig.defaults(), b.createCompletionQueue(64), rcqB);
+        qa.connect(qb.localInfo());
+        qb.connect(qa.localInfo());
+    }
+
+    @AfterEach
+    void close() {
+        qa.close();
+        qb.close();
+        a.close();
+        b.close();
+        arena.close();
+    }
+
+    private WorkCompletion run(Opcode op, long wrId, long localOffset, long length, RemoteRegion remote, long offset)
+            throws InterruptedException {
+        qa.postSend(wr.clear().wrId(wrId).opcode(op).remote(remote, offset).sge(src, localOffset, length));
+        assertThat(scq.await(wcs, 10, TimeUnit.SECONDS)).as("completion of %d", wrId).isEqualTo(1);
+        assertThat(wcs[0].wrId()).isEqualTo(wrId);
+        return wcs[0];
+    }
+
+    /** The first request attaches the peer (the agent does); from then on the requester can copy itself. */
+    private void attach(MemoryRegion dst) throws InterruptedException {
+        assertThat(run(Opcode.RDMA_WRITE, 0, 0, 8, RemoteRegion.of(dst), 0).status()).isEqualTo(WcStatus.SUCCESS);
+    }
+
+    @Test
+    void writesAndReadsAreCopiedByTheRequesterByteExact() throws Exception {
+        MemoryRegion dst = pdB.register(SharedMemory.allocate(1 << 20, arena), AccessFlags.ALL);
+        attach(dst);
+        long receivedBefore = b.counters().get(Counter.PACKETS_RECEIVED);
+        MemorySegment s = src.segment();
+        for (int i = 0; i < 65536; i++) {
+            s.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 31 + 7));
+        }
+        WorkCompletion w = run(Opcode.RDMA_WRITE, 1, 0, 65536, RemoteRegion.of(dst), 4096);
+        assertThat(w.status()).isEqualTo(WcStatus.SUCCESS);
+        assertThat(dst.segment().asSlice(4096, 65536).mismatch(s.asSlice(0, 65536))).isEqualTo(-1);
+
+        dst.segment().asSlice(200_000, 1000).fill((byte) 0x5A);
+        WorkCompletion r = run(Opcode.RDMA_READ, 2, 500_000, 1000, RemoteRegion.of(dst), 200_000);
+        assertThat(r.status()).isEqualTo(WcStatus.SUCCESS);
+        assertThat(r.byteLength()).isEqualTo(1000);
+        assertThat(s.asSlice(500_000, 1000).mismatch(dst.segment().asSlice(200_000, 1000))).isEqualTo(-1);
+
+        assertThat(b.counters().get(Counter.PACKETS_RECEIVED) - receivedBefore)
+                .as("requests the peer's responder executed").isZero();
+        assertThat(a.counters().get(Counter.BYTES_SENT)).as("bytes sent").isGreaterThanOrEqualTo(65536 + 1000);
+    }
+
+    @Test
+    void whatTheChecksRefuseTheResponderNaksAsBefore() throws Exception {
+        MemoryRegion readOnly = pdB.register(SharedMemory.allocate(8192, arena), AccessFlags.LOCAL_WRITE
+                | AccessFlags.REMOTE_READ);
+        MemoryRegion dst = pdB.register(SharedMemory.allocate(8192, arena), AccessFlags.ALL);
+        attach(dst);
+        // no REMOTE_WRITE
+        assertThat(run(Opcode.RDMA_WRITE, 1, 0, 64, RemoteRegion.of(readOnly), 0).status())
+                .isEqualTo(WcStatus.REM_ACCESS_ERR);
+        assertThat(readOnly.segment().get(ValueLayout.JAVA_LONG, 0)).isZero();
+    }
+
+    @Test
+    void outOfBoundsIsRefused() throws Exception {
+        MemoryRegion dst = pdB.register(SharedMemory.allocate(8192, arena), AccessFlags.ALL);
+        attach(dst);
+        assertThat(run(Opcode.RDMA_WRITE, 1, 0, 4096, RemoteRegion.of(dst), 8192 - 4095).status())
+                .isEqualTo(WcStatus.REM_ACCESS_ERR);
+    }
+
+    @Test
+    void aRegionOfAnotherDomainIsRefused() throws Exception {
+        MemoryRegion dst = pdB.register(SharedMemory.allocate(8192, arena), AccessFlags.ALL);
+        MemoryRegion other = b.allocateProtectionDomain().register(SharedMemory.allocate(8192, arena), AccessFlags.ALL);
+        attach(dst);
+        assertThat(run(Opcode.RDMA_WRITE, 1, 0, 64, RemoteRegion.of(other), 0).status())
+                .isEqualTo(WcStatus.REM_ACCESS_ERR);
+        assertThat(other.segment().get(ValueLayout.JAVA_LONG, 0)).isZero();
+    }
+
+    @Test
+    void aDeregisteredRegionIsWithdrawnFromTheExportTable() throws Exception {
+        MemoryRegion dst = pdB.register(SharedMemory.allocate(8192, arena), AccessFlags.ALL);
+        MemoryRegion gone = pdB.register(SharedMemory.allocate(8192, arena), AccessFlags.ALL);
+        attach(dst);
+        RemoteRegion stale = RemoteRegion.of(gone);
+        MemorySegment memory = gone.segment();
+        gone.close();
+        assertThat(run(Opcode.RDMA_WRITE, 1, 0, 64, stale, 0).status()).isEqualTo(WcStatus.REM_ACCESS_ERR);
+        assertThat(memory.get(ValueLayout.JAVA_LONG, 0)).isZero();
+        long e = Layout.DEV_EXPORTS + ExportTable.slot(stale.remoteKey()) * Layout.X_SIZE;
+        MemorySegment file = peerFileOf(b);
+        assertThat(file.get(ValueLayout.JAVA_LONG, e + Layout.X_KEY)).as("exported key after close").isZero();
+        assertThat(file.get(ValueLayout.JAVA_INT, e + Layout.X_USES)).as("copies running").isZero();
+    }
+
+    @Test
+    void aWriteBehindAnOutstandingSendWaitsForIt() throws Exception {
+        MemoryRegion dst = pdB.register(SharedMemory.allocate(8192, arena), AccessFlags.ALL);
+        attach(dst);
+        src.segment().asSlice(0, 64).fill((byte) 1);
+        // no receive posted: the SEND meets RNR and stays outstanding; the WRITE behind it must not overtake it
+        qa.postSend(wr.clear().wrId(1).opcode(Opcode.SEND).sge(src, 0, 64));
+        qa.postSend(wr.clear().wrId(2).opcode(Opcode.RDMA_WRITE).remote(RemoteRegion.of(dst), 1024).sge(src, 0, 64));
+        Thread.sleep(50);
+        assertThat(dst.segment().get(ValueLayout.JAVA_LONG, 1024)).as("the write before the send").isZero();
+        assertThat(scq.poll(wcs)).isZero();
+        qb.postRecv(wr.clear().wrId(9).sge(dst, 4096, 64));
+        int n = 0;
+        long[] ids = new long[2];
+        while (n < 2) {
+            int k = scq.await(wcs, 10, TimeUnit.SECONDS);
+            assertThat(k).isPositive();
+            for (int i = 0; i < k; i++) {
+                assertThat(wcs[i].status()).isEqualTo(WcStatus.SUCCESS);
+                ids[n++] = wcs[i].wrId();
+            }
+        }
+        assertThat(ids).containsExactly(1, 2);
+        assertThat(dst.segment().get(ValueLayout.JAVA_LONG, 1024)).isEqualTo(0x0101_0101_0101_0101L);
+        assertThat(rcqB.await(wcs, 10, TimeUnit.SECONDS)).isEqualTo(1);
+    }
+
+    @Test
+    void aRegionDeregisteredAfterItsDeviceClosedWithdrawsNothing() throws Exception {
+        MemoryRegion dst = pdB.register(SharedMemory.allocate(8192, arena), AccessFlags.ALL);
+        attach(dst);
+        qb.close();
+        b.close(); // unmaps the device file and its export table
+        long start = System.nanoTime();
+        dst.close();
+        assertThat(dst.isRegistered()).isFalse();
+        assertThat(System.nanoTime() - start).as("no wait for copies of a closed device").isLessThan(1_000_000_000L);
+    }
+
+    private static MemorySegment peerFileOf(ShmDevice d) {
+        ShmAddress addr = ShmAddress.parse(d.address());
+        return d.mappings().map(addr.pid(), addr.fd(), addr.inode());
+    }
+}
