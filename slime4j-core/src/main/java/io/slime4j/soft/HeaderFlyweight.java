@@ -108,6 +108,12 @@ class HeaderFlyweight {
      * write or send, as the soft-RoCE driver's AckReq: its request completes on that ACK).
      */
     static final int F_ACK_REQ = 1 << 8;
+    /**
+     * Data flag: the packet is a retransmission. A run of resent packets need not hold consecutive
+     * PSNs, so a receiver never drops a coalesced receive unread on the strength of its first packet
+     * when that one was resent (docs/WIRE.md, "Duplicates dropped unread").
+     */
+    static final int F_RESENT = 1 << 9;
 
     /** ACK syndromes. */
     static final int SYNDROME_ACK = 0;

@@ -162,11 +162,13 @@ final class PacketDispatcher implements PlacingPacketHandler {
 
     /**
      * A datagram {@link #place} declined, or a coalesced run of them, may be dropped unread when it
-     * repeats WRITE packets its queue pair has executed already (a duplicated or needlessly resent
-     * run): only when every datagram of it is full-sized, so that none can be a request that must be
-     * answered again (a READ or atomic request is short), and its PSNs, consecutive from the first
-     * header's, all lie before the expected one. Should they not be consecutive after all, what is
-     * dropped is new data, which the sender resends as after any loss.
+     * repeats WRITE packets its queue pair has executed or holds already (a run duplicated by the
+     * network). Only a run of equal-sized datagrams qualifies, whose first packet was not resent
+     * ({@link HeaderFlyweight#F_RESENT}: the packets of one send of new data have consecutive PSNs,
+     * resent ones need not) and whose PSNs, counted on from the first header's, are all duplicates.
+     * Should the run hold packets of another stream after all (the receiver's GRO merging sends),
+     * what is dropped is recovered as any loss is. The first header's piggy-backed ACK is taken and
+     * the packets are counted as received, as {@link #dispatch} would.
      */
     @Override
     public boolean discard(MemorySegment header, int length, int segment, WireAddress from) {
@@ -174,9 +176,20 @@ final class PacketDispatcher implements PlacingPacketHandler {
         if (size <= HEADER_LENGTH || length % size != 0) {
             return false;
         }
+        int count = length / size;
         DataFrame d = peeked.wrap(header);
-        return d.type() == TYPE_WRITE && d.isWellFormed(size) && route(d, from) == Route.OK
-                && routedQp.responder().discardDuplicates(d.psn(), length / size);
+        if (d.type() != TYPE_WRITE || !d.isWellFormed(size) || (count > 1 && (d.flags() & F_RESENT) != 0)
+                || route(d, from) != Route.OK || !routedQp.responder().discardDuplicates(d.psn(), count)) {
+            return false;
+        }
+        SoftQueuePair qp = routedQp;
+        CounterSet c = qp.countersSet();
+        c.add(Counter.PACKETS_RECEIVED, count);
+        c.add(Counter.BYTES_RECEIVED, length);
+        if ((d.flags() & F_ACK) != 0) {
+            qp.completer().onCumulativeAck(d.ackPsn(), now);
+        }
+        return true;
     }
 
     /** The rest of the write in progress: its next packet goes right after this one. */

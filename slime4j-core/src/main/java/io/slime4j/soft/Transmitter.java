@@ -49,7 +49,7 @@ final class Transmitter {
         DataFrame d = out.data();
         ResponseFrame r = out.response();
         MemorySegment buf = h.segment();
-        int flags = s.flags | F_ACK;
+        int flags = s.flags | F_ACK | (retransmission ? F_RESENT : 0);
         if (!progress.readAtomicUnacked) {
             flags &= ~F_ORDERED; // no read or atomic is waiting to execute before it any more
         }
