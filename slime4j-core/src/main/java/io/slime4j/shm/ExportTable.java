@@ -68,6 +68,10 @@ final class ExportTable {
         if (closed || owners[slot] != r) {
             return;
         }
+        withdraw(slot);
+    }
+
+    private void withdraw(int slot) {
         long e = entry(slot);
         long seq = Layout.getVolatile(file, e + Layout.X_SEQ);
         Layout.setVolatile(file, e + Layout.X_SEQ, seq + 1);
@@ -76,17 +80,39 @@ final class ExportTable {
         owners[slot] = null;
     }
 
-    /** Copies peers run now in slot {@code slot} (none once the device closed: peers see it closed and copy no more). */
+    /**
+     * Copies peers run now in slot {@code slot}; 0 once the table is closed ({@link #close}: the
+     * device waited for all of them before it unmapped the file).
+     */
     synchronized int copies(int slot) {
         return closed ? 0 : Layout.getIntVolatile(file, entry(slot) + Layout.X_USES);
     }
 
     /**
-     * Before the device file is unmapped (the device closes): regions deregistered later withdraw
-     * nothing, since peers check the device's closed flag before every copy and the table goes with
-     * the file.
+     * The device closes: withdraws every export (as {@link #revoke} does), so that no peer starts a
+     * copy afterwards, and exports or withdraws nothing more (regions deregistered later find
+     * nothing to withdraw). The caller then waits for {@link #copiesRunning} to fall to zero before
+     * it unmaps the file: a peer that passed its check of the device's closed flag just before it
+     * was set may still raise a count, and it sees the withdrawal or the caller sees its copy.
      */
     synchronized void close() {
+        if (closed) {
+            return;
+        }
+        for (int slot = 0; slot < Layout.EXPORTS; slot++) {
+            if (owners[slot] != null) {
+                withdraw(slot);
+            }
+        }
         closed = true;
+    }
+
+    /** Copies peers run now anywhere in the table (the file still mapped: before the device unmaps it). */
+    int copiesRunning() {
+        int n = 0;
+        for (int slot = 0; slot < Layout.EXPORTS; slot++) {
+            n += Layout.getIntVolatile(file, entry(slot) + Layout.X_USES);
+        }
+        return n;
     }
 }
