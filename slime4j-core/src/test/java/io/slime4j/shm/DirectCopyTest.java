@@ -245,6 +245,33 @@ class DirectCopyTest {
         }
     }
 
+    @Test
+    void aWriteFromMemoryFreedUnderItsRegistrationFailsLocally() throws Exception {
+        MemoryRegion dst = pdB.register(SharedMemory.allocate(8192, arena), AccessFlags.ALL);
+        attach(dst);
+        Arena freed = Arena.ofShared();
+        MemoryRegion local = pdA.register(SharedMemory.allocate(8192, freed), AccessFlags.ALL);
+        freed.close(); // the memory goes, the registration stays
+        RemoteRegion remote = RemoteRegion.of(dst);
+        qa.postSend(wr.clear().wrId(1).opcode(Opcode.RDMA_WRITE).remote(remote, 0).sge(local, 0, 64));
+        qa.postSend(wr.clear().wrId(2).opcode(Opcode.RDMA_WRITE).remote(remote, 64).sge(src, 0, 64));
+        WcStatus[] status = new WcStatus[3];
+        for (int n = 0; n < 2; ) {
+            int k = scq.await(wcs, 10, TimeUnit.SECONDS);
+            assertThat(k).as("completions of the request from freed memory and the one behind it").isPositive();
+            for (int i = 0; i < k; i++, n++) {
+                status[(int) wcs[i].wrId()] = wcs[i].status();
+            }
+        }
+        assertThat(status[1]).as("the request from freed memory").isEqualTo(WcStatus.LOC_PROT_ERR);
+        assertThat(status[2]).as("the request behind it").isEqualTo(WcStatus.WR_FLUSH_ERR);
+        long start = System.nanoTime();
+        local.close();
+        assertThat(System.nanoTime() - start).as("deregistration: no use left behind").isLessThan(1_000_000_000L);
+        assertThat(a.counters().get(Counter.AGENT_ERRORS)).as("agent errors").isZero();
+        assertThat(dst.segment().get(ValueLayout.JAVA_LONG, 0)).as("the target").isZero();
+    }
+
     private static MemorySegment peerFileOf(ShmDevice d) {
         ShmAddress addr = ShmAddress.parse(d.address());
         return d.mappings().map(addr.pid(), addr.fd(), addr.inode());
