@@ -68,10 +68,10 @@ final class DirectCopy {
         }
         long base = dev.get(ValueLayout.JAVA_LONG, e + Layout.X_BASE);
         long size = dev.get(ValueLayout.JAVA_LONG, e + Layout.X_LENGTH);
-        long at = w.remoteAddress - base;
-        if (Long.compareUnsigned(w.remoteAddress, base) < 0 || at > size - w.length) {
+        if (!inBounds(w.remoteAddress, w.length, base, size)) {
             return null;
         }
+        long at = w.remoteAddress - base;
         long inode = dev.get(ValueLayout.JAVA_LONG, e + Layout.X_INODE);
         long offset = dev.get(ValueLayout.JAVA_LONG, e + Layout.X_OFFSET);
         int fd = dev.get(ValueLayout.JAVA_INT, e + Layout.X_FD);
@@ -108,6 +108,15 @@ final class DirectCopy {
         } finally {
             Layout.getAndAddInt(dev, e + Layout.X_USES, -1);
         }
+    }
+
+    /**
+     * Whether {@code [address, address + length)} lies inside {@code [base, base + size)}, all
+     * unsigned (addresses, and words read from a peer's file) and without overflow; {@code length > 0}.
+     */
+    static boolean inBounds(long address, long length, long base, long size) {
+        return Long.compareUnsigned(address, base) >= 0 && Long.compareUnsigned(length, size) <= 0
+                && Long.compareUnsigned(address - base, size - length) <= 0;
     }
 
     private static boolean localAlive(Wqe w) {

@@ -128,6 +128,19 @@ class DirectCopyTest {
     }
 
     @Test
+    void theBoundsCheckIsUnsignedAndWithoutOverflow() {
+        long base = 0x7f12_3456_0000L;
+        assertThat(DirectCopy.inBounds(base, 8192, base, 8192)).as("the whole region").isTrue();
+        assertThat(DirectCopy.inBounds(base + 8192 - 64, 64, base, 8192)).as("its last 64 bytes").isTrue();
+        assertThat(DirectCopy.inBounds(base + 8192 - 63, 64, base, 8192)).as("one byte past the end").isFalse();
+        assertThat(DirectCopy.inBounds(base - 1, 64, base, 8192)).as("one byte before").isFalse();
+        assertThat(DirectCopy.inBounds(base, 8193, base, 8192)).as("longer than the region").isFalse();
+        assertThat(DirectCopy.inBounds(base + (1L << 63), 64, base, 8192)).as("base + 2^63").isFalse();
+        assertThat(DirectCopy.inBounds(base + Long.MAX_VALUE, 64, base, 8192)).as("base + 2^63 - 1").isFalse();
+        assertThat(DirectCopy.inBounds(-64, 64, base, 8192)).as("the top of the address space").isFalse();
+    }
+
+    @Test
     void aRegionOfAnotherDomainIsRefused() throws Exception {
         MemoryRegion dst = pdB.register(SharedMemory.allocate(8192, arena), AccessFlags.ALL);
         MemoryRegion other = b.allocateProtectionDomain().register(SharedMemory.allocate(8192, arena), AccessFlags.ALL);
