@@ -123,8 +123,11 @@ class DirectCopyTest {
     void outOfBoundsIsRefused() throws Exception {
         MemoryRegion dst = pdB.register(SharedMemory.allocate(8192, arena), AccessFlags.ALL);
         attach(dst);
+        src.segment().asSlice(0, 4096).fill((byte) 0x5A);
         assertThat(run(Opcode.RDMA_WRITE, 1, 0, 4096, RemoteRegion.of(dst), 8192 - 4095).status())
                 .isEqualTo(WcStatus.REM_ACCESS_ERR);
+        assertThat(dst.segment().mismatch(MemorySegment.ofArray(new byte[8192]))).as("the target untouched")
+                .isEqualTo(-1);
     }
 
     @Test
@@ -198,13 +201,16 @@ class DirectCopyTest {
         MemoryRegion dst = pdB.register(SharedMemory.allocate(8192, arena), AccessFlags.ALL);
         attach(dst);
         ShmAddress addr = ShmAddress.parse(b.address());
-        MemorySegment bFile = a.mappings().map(addr.pid(), addr.fd(), addr.inode()); // A's mapping outlives B's close
+        // A's mapping of B's device file outlives B's close
+        MemorySegment bFile = a.mappings().map(addr.pid(), addr.fd(), addr.inode());
         long e = Layout.DEV_EXPORTS + ExportTable.slot(dst.remoteKey()) * Layout.X_SIZE;
         long seq = Layout.getVolatile(bFile, e + Layout.X_SEQ);
         qb.close();
         b.close(); // withdraws every export, waits for peers' copies, unmaps the device file and its export table
-        assertThat(bFile.get(ValueLayout.JAVA_LONG, e + Layout.X_KEY)).as("exported key after the device closed").isZero();
-        assertThat(Layout.getVolatile(bFile, e + Layout.X_SEQ)).as("sequence after the device closed").isEqualTo(seq + 2);
+        assertThat(bFile.get(ValueLayout.JAVA_LONG, e + Layout.X_KEY)).as("exported key after the device closed")
+                .isZero();
+        assertThat(Layout.getVolatile(bFile, e + Layout.X_SEQ)).as("sequence after the device closed")
+                .isEqualTo(seq + 2);
         long start = System.nanoTime();
         dst.close(); // nothing left to withdraw: the table went with the file
         assertThat(dst.isRegistered()).isFalse();
