@@ -2,6 +2,7 @@ package io.slime4j.shm;
 
 import io.slime4j.verbs.AccessFlags;
 import io.slime4j.verbs.Opcode;
+import io.slime4j.verbs.WcStatus;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
@@ -21,6 +22,11 @@ import java.lang.foreign.ValueLayout;
  * NAKs it as before (REM_ACCESS_ERR and the rest). The copy runs between a raise and a drop of
  * the entry's count of copies, after which the entry's sequence is read again, so a region being
  * deregistered is never copied into after its owner's {@code close()} returns.
+ *
+ * <p>What only the requester can see is decided here: local memory freed under its registration
+ * (its arena closed) fails the request with LOC_PROT_ERR, as a local error (docs/VERBS.md), and
+ * nothing is copied; it is not handed to the peer, whose responder would reach for memory that is
+ * gone. Nothing the copy throws escapes.
  */
 final class DirectCopy {
     private final ShmQueuePair qp;
@@ -35,17 +41,21 @@ final class DirectCopy {
         this.mappings = qp.device.mappings();
     }
 
-    /** Executes {@code w} (its local regions held) if it can be done here; true when its data is in place. */
-    boolean tryExecute(Wqe w, long now) {
+    /**
+     * Executes {@code w} (its local regions held) if it can be done here: SUCCESS when its data is
+     * in place, another status when it failed here (LOC_PROT_ERR: its local memory was freed), null
+     * when it must go through the ring.
+     */
+    WcStatus tryExecute(Wqe w, long now) {
         boolean write = w.opcode == Opcode.RDMA_WRITE;
         if ((!write && w.opcode != Opcode.RDMA_READ) || w.length <= 0) {
-            return false;
+            return null;
         }
         Responder r = qp.responder;
         PeerDevice peer = r.peer();
         QpFile peerQp = r.peerFile();
         if (peer == null || peerQp == null || peerQp.failed() || peerQp.remoteToken() != qp.token || !peer.alive(now)) {
-            return false;
+            return null;
         }
         MemorySegment dev = peer.file;
         long e = Layout.DEV_EXPORTS + ExportTable.slot(w.remoteKey) * Layout.X_SIZE;
@@ -54,42 +64,68 @@ final class DirectCopy {
                 || dev.get(ValueLayout.JAVA_INT, e + Layout.X_PD) != peerQp.pd()
                 || (dev.get(ValueLayout.JAVA_INT, e + Layout.X_ACCESS)
                 & (write ? AccessFlags.REMOTE_WRITE : AccessFlags.REMOTE_READ)) == 0) {
-            return false;
+            return null;
         }
         long base = dev.get(ValueLayout.JAVA_LONG, e + Layout.X_BASE);
         long size = dev.get(ValueLayout.JAVA_LONG, e + Layout.X_LENGTH);
-        long at = w.remoteAddress - base;
-        if (Long.compareUnsigned(w.remoteAddress, base) < 0 || at > size - w.length) {
-            return false;
+        if (!inBounds(w.remoteAddress, w.length, base, size)) {
+            return null;
         }
+        long at = w.remoteAddress - base;
         long inode = dev.get(ValueLayout.JAVA_LONG, e + Layout.X_INODE);
         long offset = dev.get(ValueLayout.JAVA_LONG, e + Layout.X_OFFSET);
         int fd = dev.get(ValueLayout.JAVA_INT, e + Layout.X_FD);
         Layout.getAndAddInt(dev, e + Layout.X_USES, 1);
         try {
             if (Layout.getVolatile(dev, e + Layout.X_SEQ) != seq) {
-                return false; // rewritten or withdrawn meanwhile
+                return null; // rewritten or withdrawn meanwhile
             }
             MemorySegment target;
             try {
                 target = file(peer.pid, fd, inode).asSlice(offset + at, w.length);
             } catch (ShmException | IndexOutOfBoundsException ex) {
-                return false; // the responder reports it
+                return null; // the responder reports it
             }
-            long done = 0;
-            for (int i = 0; i < w.numSge; i++) {
-                MemorySegment local = w.regions[i].slice(w.address[i], w.sgeLength[i]);
-                if (write) {
-                    MemorySegment.copy(local, 0, target, done, local.byteSize());
-                } else {
-                    MemorySegment.copy(target, done, local, 0, local.byteSize());
+            if (!localAlive(w)) {
+                return WcStatus.LOC_PROT_ERR;
+            }
+            try {
+                long done = 0;
+                for (int i = 0; i < w.numSge; i++) {
+                    MemorySegment local = w.regions[i].slice(w.address[i], w.sgeLength[i]);
+                    if (write) {
+                        MemorySegment.copy(local, 0, target, done, local.byteSize());
+                    } else {
+                        MemorySegment.copy(target, done, local, 0, local.byteSize());
+                    }
+                    done += local.byteSize();
                 }
-                done += local.byteSize();
+            } catch (IllegalStateException | IndexOutOfBoundsException ex) {
+                // local memory freed during the copy (the peer's mapping lives until this device closes)
+                return localAlive(w) ? WcStatus.REM_OP_ERR : WcStatus.LOC_PROT_ERR;
             }
-            return true;
+            return WcStatus.SUCCESS;
         } finally {
             Layout.getAndAddInt(dev, e + Layout.X_USES, -1);
         }
+    }
+
+    /**
+     * Whether {@code [address, address + length)} lies inside {@code [base, base + size)}, all
+     * unsigned (addresses, and words read from a peer's file) and without overflow; {@code length > 0}.
+     */
+    static boolean inBounds(long address, long length, long base, long size) {
+        return Long.compareUnsigned(address, base) >= 0 && Long.compareUnsigned(length, size) <= 0
+                && Long.compareUnsigned(address - base, size - length) <= 0;
+    }
+
+    private static boolean localAlive(Wqe w) {
+        for (int i = 0; i < w.numSge; i++) {
+            if (!w.regions[i].segment.scope().isAlive()) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private MemorySegment file(int pid, int fd, long inode) {

@@ -108,10 +108,17 @@ final class Requester {
                 localFailStatus = bad;
                 break;
             }
-            packets += Math.max(1, (w.length + config.mtu() - 1) / config.mtu());
-            bytes += w.length + Layout.E_SGES;
+            long pk = Math.max(1, (w.length + config.mtu() - 1) / config.mtu());
             if (published == completed) {
-                if (directCopy.tryExecute(w, now)) { // in order: nothing earlier is outstanding
+                WcStatus st = directCopy.tryExecute(w, now); // in order: nothing earlier is outstanding
+                if (st != null && st != WcStatus.SUCCESS) { // failed here (its local memory freed): as a local check
+                    localFailSsn = published;
+                    localFailStatus = st;
+                    break;
+                }
+                if (st == WcStatus.SUCCESS) {
+                    packets += pk;
+                    bytes += w.length + Layout.E_SGES;
                     w.releaseRegions();
                     if (w.signaled) {
                         qp.completeSend(w, WcStatus.SUCCESS);
@@ -124,6 +131,8 @@ final class Requester {
                 }
                 lastProgressAt = now; // the ring's head request: its timer starts now
             }
+            packets += pk;
+            bytes += w.length + Layout.E_SGES;
             write(file.entry(published - direct), w);
             published++;
         }
@@ -144,6 +153,9 @@ final class Requester {
 
     /** Checks the local entries and takes a use of each region; returns the failure status or null. */
     private WcStatus take(Wqe w) {
+        if (w.held != 0) { // an earlier attempt ended by an exception: give its uses back, never take twice
+            w.releaseRegions();
+        }
         Opcode op = w.opcode;
         if (op.isAtomic() && (w.numSge != 1 || w.sgeLength[0] != 8)) {
             return WcStatus.LOC_LEN_ERR;

@@ -452,7 +452,19 @@ public final class ShmDevice implements VerbsDevice {
             p.close();
         }
         mappings.close();
-        exports.close(); // regions deregistered after this have nothing left to withdraw
+        exports.close(); // every export withdrawn; regions deregistered after this have nothing left to withdraw
+        // A peer that checked this device's closed flag just before it was set may still be copying into one of
+        // its regions: wait for it (as deregistration does), so that a region closed after this device is free.
+        long deadline = System.nanoTime() + ShmRegion.DEREGISTER_WAIT_NANOS;
+        int running;
+        while ((running = exports.copiesRunning()) > 0 && System.nanoTime() - deadline < 0) {
+            LockSupport.parkNanos(50_000);
+        }
+        if (running > 0) {
+            LOG.warn("shm device {}: {} copies of peers into its exported regions still counted after {} s"
+                    + " (a peer killed in the middle of one?); closing anyway", name(), running,
+                    ShmRegion.DEREGISTER_WAIT_NANOS / 1_000_000_000L);
+        }
         arena.close();
     }
 

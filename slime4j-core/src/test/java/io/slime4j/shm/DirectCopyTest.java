@@ -123,8 +123,24 @@ class DirectCopyTest {
     void outOfBoundsIsRefused() throws Exception {
         MemoryRegion dst = pdB.register(SharedMemory.allocate(8192, arena), AccessFlags.ALL);
         attach(dst);
+        src.segment().asSlice(0, 4096).fill((byte) 0x5A);
         assertThat(run(Opcode.RDMA_WRITE, 1, 0, 4096, RemoteRegion.of(dst), 8192 - 4095).status())
                 .isEqualTo(WcStatus.REM_ACCESS_ERR);
+        assertThat(dst.segment().mismatch(MemorySegment.ofArray(new byte[8192]))).as("the target untouched")
+                .isEqualTo(-1);
+    }
+
+    @Test
+    void theBoundsCheckIsUnsignedAndWithoutOverflow() {
+        long base = 0x7f12_3456_0000L;
+        assertThat(DirectCopy.inBounds(base, 8192, base, 8192)).as("the whole region").isTrue();
+        assertThat(DirectCopy.inBounds(base + 8192 - 64, 64, base, 8192)).as("its last 64 bytes").isTrue();
+        assertThat(DirectCopy.inBounds(base + 8192 - 63, 64, base, 8192)).as("one byte past the end").isFalse();
+        assertThat(DirectCopy.inBounds(base - 1, 64, base, 8192)).as("one byte before").isFalse();
+        assertThat(DirectCopy.inBounds(base, 8193, base, 8192)).as("longer than the region").isFalse();
+        assertThat(DirectCopy.inBounds(base + (1L << 63), 64, base, 8192)).as("base + 2^63").isFalse();
+        assertThat(DirectCopy.inBounds(base + Long.MAX_VALUE, 64, base, 8192)).as("base + 2^63 - 1").isFalse();
+        assertThat(DirectCopy.inBounds(-64, 64, base, 8192)).as("the top of the address space").isFalse();
     }
 
     @Test
@@ -181,15 +197,98 @@ class DirectCopyTest {
     }
 
     @Test
-    void aRegionDeregisteredAfterItsDeviceClosedWithdrawsNothing() throws Exception {
+    void aRegionDeregisteredAfterItsDeviceClosedWasWithdrawnByTheClose() throws Exception {
         MemoryRegion dst = pdB.register(SharedMemory.allocate(8192, arena), AccessFlags.ALL);
         attach(dst);
+        ShmAddress addr = ShmAddress.parse(b.address());
+        // A's mapping of B's device file outlives B's close
+        MemorySegment bFile = a.mappings().map(addr.pid(), addr.fd(), addr.inode());
+        long e = Layout.DEV_EXPORTS + ExportTable.slot(dst.remoteKey()) * Layout.X_SIZE;
+        long seq = Layout.getVolatile(bFile, e + Layout.X_SEQ);
         qb.close();
-        b.close(); // unmaps the device file and its export table
+        b.close(); // withdraws every export, waits for peers' copies, unmaps the device file and its export table
+        assertThat(bFile.get(ValueLayout.JAVA_LONG, e + Layout.X_KEY)).as("exported key after the device closed")
+                .isZero();
+        assertThat(Layout.getVolatile(bFile, e + Layout.X_SEQ)).as("sequence after the device closed")
+                .isEqualTo(seq + 2);
         long start = System.nanoTime();
-        dst.close();
+        dst.close(); // nothing left to withdraw: the table went with the file
         assertThat(dst.isRegistered()).isFalse();
         assertThat(System.nanoTime() - start).as("no wait for copies of a closed device").isLessThan(1_000_000_000L);
+    }
+
+    @Test
+    void closingTheTargetDeviceWaitsForACopyInFlight() throws Exception {
+        long size = 256L << 20; // a copy of tens of milliseconds (fresh pages): the device closes meanwhile
+        MemoryRegion big = pdA.register(SharedMemory.allocate(size, arena), AccessFlags.ALL);
+        MemoryRegion dst = pdB.register(SharedMemory.allocate(size, arena), AccessFlags.ALL);
+        attach(dst);
+        big.segment().fill((byte) 0x11);
+        // B's device file as A's requester sees it (A's mapping outlives B's close)
+        ShmAddress addr = ShmAddress.parse(b.address());
+        MemorySegment bFile = a.mappings().map(addr.pid(), addr.fd(), addr.inode());
+        long uses = Layout.DEV_EXPORTS + ExportTable.slot(dst.remoteKey()) * Layout.X_SIZE + Layout.X_USES;
+        RemoteRegion remote = RemoteRegion.of(dst);
+        Thread poster = null;
+        boolean inFlight = false;
+        for (int attempt = 0; attempt < 20 && !inFlight; attempt++) {
+            long wrId = 100 + attempt;
+            WorkRequest write = new WorkRequest().wrId(wrId).opcode(Opcode.RDMA_WRITE).remote(remote, 0);
+            for (int i = 0; i < 16; i++) { // 16 copies: between two, closing B's arena finds the poster at a safepoint
+                write.sge(big, i * (size / 16), size / 16);
+            }
+            poster = Thread.ofPlatform().start(() -> qa.postSend(write));
+            while (poster.isAlive() && !inFlight) {
+                inFlight = Layout.getIntVolatile(bFile, uses) != 0;
+            }
+            if (!inFlight) { // the copy ended before this thread saw it: try again
+                poster.join();
+                assertThat(scq.await(wcs, 10, TimeUnit.SECONDS)).isEqualTo(1);
+                assertThat(wcs[0].status()).isEqualTo(WcStatus.SUCCESS);
+            }
+        }
+        assertThat(inFlight).as("a copy seen in flight").isTrue();
+        qb.close();
+        b.close();
+        dst.close();
+        int running = Layout.getIntVolatile(bFile, uses);
+        dst.segment().fill((byte) 0x77); // B reuses the buffer
+        poster.join();
+        assertThat(running).as("copies still running into B's region after its device closed").isZero();
+        assertThat(scq.await(wcs, 10, TimeUnit.SECONDS)).as("the WRITE completes").isEqualTo(1);
+        MemorySegment d = dst.segment();
+        for (long i = 0; i < size; i += 8) {
+            if (d.get(ValueLayout.JAVA_LONG, i) != 0x7777_7777_7777_7777L) {
+                throw new AssertionError("byte " + i + " of B's buffer written after its deregistration returned");
+            }
+        }
+    }
+
+    @Test
+    void aWriteFromMemoryFreedUnderItsRegistrationFailsLocally() throws Exception {
+        MemoryRegion dst = pdB.register(SharedMemory.allocate(8192, arena), AccessFlags.ALL);
+        attach(dst);
+        Arena freed = Arena.ofShared();
+        MemoryRegion local = pdA.register(SharedMemory.allocate(8192, freed), AccessFlags.ALL);
+        freed.close(); // the memory goes, the registration stays
+        RemoteRegion remote = RemoteRegion.of(dst);
+        qa.postSend(wr.clear().wrId(1).opcode(Opcode.RDMA_WRITE).remote(remote, 0).sge(local, 0, 64));
+        qa.postSend(wr.clear().wrId(2).opcode(Opcode.RDMA_WRITE).remote(remote, 64).sge(src, 0, 64));
+        WcStatus[] status = new WcStatus[3];
+        for (int n = 0; n < 2; ) {
+            int k = scq.await(wcs, 10, TimeUnit.SECONDS);
+            assertThat(k).as("completions of the request from freed memory and the one behind it").isPositive();
+            for (int i = 0; i < k; i++, n++) {
+                status[(int) wcs[i].wrId()] = wcs[i].status();
+            }
+        }
+        assertThat(status[1]).as("the request from freed memory").isEqualTo(WcStatus.LOC_PROT_ERR);
+        assertThat(status[2]).as("the request behind it").isEqualTo(WcStatus.WR_FLUSH_ERR);
+        long start = System.nanoTime();
+        local.close();
+        assertThat(System.nanoTime() - start).as("deregistration: no use left behind").isLessThan(1_000_000_000L);
+        assertThat(a.counters().get(Counter.AGENT_ERRORS)).as("agent errors").isZero();
+        assertThat(dst.segment().get(ValueLayout.JAVA_LONG, 0)).as("the target").isZero();
     }
 
     private static MemorySegment peerFileOf(ShmDevice d) {
