@@ -16,6 +16,8 @@ final class Options {
     String peerNetns;
     /** Which systems run: {@code both}, {@code slime4j} or {@code tcp}. */
     String only = "both";
+    /** Which system's phase goes first in the first round ({@code slime4j} or {@code tcp}); the order then alternates. */
+    String first = "slime4j";
 
     static Options parse(String[] args) {
         Options o = new Options();
@@ -38,6 +40,12 @@ final class Options {
                         throw new IllegalArgumentException("--only must be both, slime4j or tcp, was " + value);
                     }
                     o.only = value;
+                }
+                case "--first" -> {
+                    if (!value.equals("slime4j") && !value.equals("tcp")) {
+                        throw new IllegalArgumentException("--first must be slime4j or tcp, was " + value);
+                    }
+                    o.first = value;
                 }
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
             }

@@ -14,7 +14,8 @@ import java.util.concurrent.TimeUnit;
  * {@link WriteBench} between two hosts on a 1,500-byte Ethernet: two network namespaces made here
  * (root only), joined by a veth pair at MTU 1500, with private addresses that exist only inside
  * them; removed at the end. Per round: slime4j RDMA writes and the NIO TCP stream on the same veth
- * (fresh processes each, slime4j first), then, with {@code --faults}, slime4j again under 5% random
+ * (fresh processes each; slime4j first in even rounds, TCP first in odd ones, since on this VM a
+ * phase runs faster right after another busy one), then, with {@code --faults}, slime4j again under 5% random
  * drop on both sides' input and duplication of every datagram ({@code iptables statistic} and
  * {@code mangle TEE}). Prints each round and the medians: slime4j / TCP, and faulted / clean.
  *
@@ -60,7 +61,8 @@ public final class VethBench {
             System.out.printf("VethBench: two namespaces, veth MTU 1500, %s per size, %d rounds%s; load average %s%n",
                     bytes, rounds, faults ? ", then slime4j under 5% drop + duplication" : "", load());
             for (int r = 0; r < rounds; r++) {
-                List<String> common = List.of("--sizes", sizes, "--bytes", bytes, "--depth", depth, "--rounds", "1");
+                List<String> common = List.of("--sizes", sizes, "--bytes", bytes, "--depth", depth, "--rounds", "1",
+                        "--first", r % 2 == 0 ? "slime4j" : "tcp"); // a phase runs faster behind a busy one
                 double[][] both = writeBench(common, "both");
                 for (int i = 0; i < n; i++) {
                     slime[i][r] = both[i][0];

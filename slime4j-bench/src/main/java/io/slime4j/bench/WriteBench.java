@@ -33,7 +33,11 @@ import java.util.concurrent.TimeUnit;
  *
  * <pre>
  * java -cp ... io.slime4j.bench.WriteBench [--sizes 64K,1M] [--bytes 2G] [--depth 16] [--mtu 60K] [--rounds 3]
+ *     [--first slime4j|tcp]
  * </pre>
+ *
+ * <p>The two systems' phases alternate round by round, and so does which of them goes first
+ * (starting with {@code --first}, default slime4j).
  */
 public final class WriteBench {
     private WriteBench() {}
@@ -50,41 +54,29 @@ public final class WriteBench {
             return;
         }
         Options o = Options.parse(args);
-        System.out.printf("WriteBench: %s per size, %d outstanding, mtu %s, %d rounds (slime4j and TCP phases alternating);"
+        System.out.printf("WriteBench: %s per size, %d outstanding, mtu %s, %d rounds (slime4j and TCP phases alternating, %s first);"
                 + " two processes, %s -> %s%s; udp backend %s%n", Options.format(o.bytes), o.depth,
-                o.mtu == 0 ? "from the path" : Integer.toString(o.mtu), o.rounds, o.host, o.peerHost,
+                o.mtu == 0 ? "from the path" : Integer.toString(o.mtu), o.rounds, o.first, o.host, o.peerHost,
                 o.peerNetns == null ? "" : " (in network namespace " + o.peerNetns + ")",
                 UdpConfig.fromEnvironment().backend().resolve());
         int n = o.sizes.length;
         double[][] slime = new double[n][o.rounds];
         double[][] tcp = new double[n][o.rounds];
-        // Phases alternate, slime4j then TCP, once per round, each with fresh processes: a burst of
-        // load elsewhere on the machine then hits both alike, and no idle slime4j agent polls while
-        // TCP is measured.
+        // Phases alternate once per round, each with fresh processes: a burst of load elsewhere on
+        // the machine then hits both alike, and no idle slime4j agent polls while TCP is measured.
+        // Which goes first alternates too (from --first): on this VM a phase runs faster right
+        // after another busy one (the TCP stream 1.2-1.5x behind a slime4j phase), so a fixed
+        // order would favour the second system in every round.
         String counters = "";
         for (int r = 0; r < o.rounds; r++) {
-            if (!o.only.equals("tcp")) {
-                try (SlimeSide s = new SlimeSide(o)) {
-                    for (int i = 0; i < n; i++) {
-                        int size = o.sizes[i];
-                        int count = (int) (o.bytes / size);
-                        s.round(size, count); // warm-up: a fresh child JVM must compile its receive path first
-                        slime[i][r] = (double) size * count / (s.round(size, count) / 1e3);
+            boolean slimeFirst = o.first.equals("slime4j") == (r % 2 == 0);
+            for (int phase = 0; phase < 2; phase++) {
+                if (slimeFirst == (phase == 0)) {
+                    if (!o.only.equals("tcp")) {
+                        counters = slimePhase(o, slime, r);
                     }
-                    counters = s.counters();
-                }
-            }
-            if (o.only.equals("slime4j")) {
-                continue;
-            }
-            try (ChildProcess tcpChild = new ChildProcess(o.peerPrefix(), WriteBench.class, "--serve", "tcp", o.peerHost);
-                 TcpStream.Client client = new TcpStream.Client(o.peerHost,
-                         Integer.parseInt(tcpChild.handshake.expect("PORT")), o.maxSize())) {
-                for (int i = 0; i < n; i++) {
-                    int size = o.sizes[i];
-                    int count = (int) (o.bytes / size);
-                    client.round(size, count); // warm-up, as long as for slime4j
-                    tcp[i][r] = (double) size * count / (client.round(size, count) / 1e3);
+                } else if (!o.only.equals("slime4j")) {
+                    tcpPhase(o, tcp, r);
                 }
             }
         }
@@ -98,6 +90,33 @@ public final class WriteBench {
             double tm = median(tcp[i]);
             System.out.printf("%-10s %16.1f %16.1f %8.2f %18.1f %18.1f %8.2f%n", Options.format(o.sizes[i]), sb, tb,
                     sb / tb, sm, tm, sm / tm);
+        }
+    }
+
+    /** slime4j's phase of round {@code r}: every size into {@code slime}; returns the transport's counters. */
+    private static String slimePhase(Options o, double[][] slime, int r) throws Exception {
+        try (SlimeSide s = new SlimeSide(o)) {
+            for (int i = 0; i < o.sizes.length; i++) {
+                int size = o.sizes[i];
+                int count = (int) (o.bytes / size);
+                s.round(size, count); // warm-up: a fresh child JVM must compile its receive path first
+                slime[i][r] = (double) size * count / (s.round(size, count) / 1e3);
+            }
+            return s.counters();
+        }
+    }
+
+    /** The TCP stream's phase of round {@code r}: every size into {@code tcp}. */
+    private static void tcpPhase(Options o, double[][] tcp, int r) throws Exception {
+        try (ChildProcess tcpChild = new ChildProcess(o.peerPrefix(), WriteBench.class, "--serve", "tcp", o.peerHost);
+             TcpStream.Client client = new TcpStream.Client(o.peerHost,
+                     Integer.parseInt(tcpChild.handshake.expect("PORT")), o.maxSize())) {
+            for (int i = 0; i < o.sizes.length; i++) {
+                int size = o.sizes[i];
+                int count = (int) (o.bytes / size);
+                client.round(size, count); // warm-up, as long as for slime4j
+                tcp[i][r] = (double) size * count / (client.round(size, count) / 1e3);
+            }
         }
     }
 
