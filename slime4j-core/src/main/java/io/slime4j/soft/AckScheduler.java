@@ -3,7 +3,8 @@ package io.slime4j.soft;
 /**
  * Decides when the receiving side sends an explicit ACK: after a delay (so that a data packet
  * going the other way can carry the ACK instead) in the middle of a message, at once when the
- * packet asks for it (the last packet of a write or send: its request completes on the ACK), on a duplicate, a new hole or a packet
+ * packet asks for it (the last packet of a write or send: its request completes on the ACK), on a
+ * duplicate (unless an ACK left within the delay), a new hole or a packet
  * dropped ahead of order, after every {@code ackEvery} packets (fewer when half the advertised
  * window is smaller, because a sender that honours the window stalls when it is full), and, while
  * holes remain, again and again with backoff (the ACK that reported them may have been lost). It
@@ -40,6 +41,9 @@ final class AckScheduler {
     private int ackAfter;
     private long refreshAt;
     private long refreshNanos;
+    /** When the last explicit ACK left, if one did ({@link #ackSent}). */
+    private long lastAckAt;
+    private boolean ackSent;
 
     /**
      * @param initialPeerWindowBytes what the peer assumes of this side's window before the first ACK
@@ -86,10 +90,19 @@ final class AckScheduler {
         now = true;
     }
 
-    /** A duplicate arrived: the sender may have missed our ACK; answer at once. */
-    void onDuplicate() {
-        now = true;
-        pending = true;
+    /**
+     * A duplicate arrived: the sender may have missed our ACK, so answer at once — unless an
+     * explicit ACK left less than the ACK delay ago: that one cannot have been missed yet (a copy
+     * the network made of a packet, right behind it, is no news), and the delayed ACK answers.
+     */
+    void onDuplicate(long nowNanos) {
+        if (!pending) {
+            pending = true;
+            deadline = nowNanos + ackDelayNanos;
+        }
+        if (!ackSent || nowNanos - lastAckAt >= ackDelayNanos) {
+            now = true;
+        }
     }
 
     /** A packet opened a new hole: tell the sender at once (with the SACK). */
@@ -145,6 +158,8 @@ final class AckScheduler {
 
     /** The ACK {@code due} was sent at {@code nowNanos}: when to repeat it if holes remain. */
     void scheduleRefresh(Due due, long nowNanos) {
+        lastAckAt = nowNanos;
+        ackSent = true;
         if (due == Due.ACK) {
             refreshNanos = 4 * ackDelayNanos;
         } else {

@@ -179,7 +179,7 @@ final class PacketDispatcher implements PlacingPacketHandler {
         int count = length / size;
         DataFrame d = peeked.wrap(header);
         if (d.type() != TYPE_WRITE || !d.isWellFormed(size) || (count > 1 && (d.flags() & F_RESENT) != 0)
-                || route(d, from) != Route.OK || !routedQp.responder().discardDuplicates(d.psn(), count)) {
+                || route(d, from) != Route.OK || !routedQp.responder().discardDuplicates(d.psn(), count, now)) {
             return false;
         }
         SoftQueuePair qp = routedQp;

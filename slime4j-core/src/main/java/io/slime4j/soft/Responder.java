@@ -87,7 +87,7 @@ final class Responder implements Transmitter.PiggyBack {
             case AHEAD -> onAhead(d, packet, payload, now);
             case DUPLICATE -> {
                 counters.increment(Counter.DUPLICATES);
-                acks.onDuplicate();
+                acks.onDuplicate(now);
             }
             case OUT_OF_WINDOW -> counters.increment(SoftCounter.OUT_OF_WINDOW);
         }
@@ -388,17 +388,17 @@ final class Responder implements Transmitter.PiggyBack {
     /**
      * Whether the {@code count} packets from {@code firstPsn} on are all duplicates (before the
      * expected PSN, or held ahead of a hole already): if so they are counted and answered (an ACK at
-     * once, since the sender may have missed the last one) as if each had been received, and the
+     * once unless one left within the ACK delay, {@link AckScheduler#onDuplicate}) as if each had been received, and the
      * wire may drop them unread.
      */
-    boolean discardDuplicates(int firstPsn, int count) {
+    boolean discardDuplicates(int firstPsn, int count, long now) {
         for (int i = 0; i < count; i++) {
             if (inbound.classify(firstPsn + i) != InboundStream.Arrival.DUPLICATE) {
                 return false;
             }
         }
         counters.add(Counter.DUPLICATES, count);
-        acks.onDuplicate();
+        acks.onDuplicate(now);
         return true;
     }
 

@@ -49,7 +49,28 @@ class AckSchedulerTest {
 
     @Test
     void aDuplicateIsAnsweredAtOnce() {
-        acks.onDuplicate();
+        acks.onDuplicate(now);
+        assertThat(acks.due(now, false)).isEqualTo(Due.ACK);
+    }
+
+    @Test
+    void aDuplicateRightBehindAnAckWaitsForTheDelayOneLaterIsAnsweredAtOnce() {
+        acks.onAccepted(now);
+        acks.onAckRequested();
+        assertThat(acks.due(now, false)).isEqualTo(Due.ACK);
+        acks.onSent(1 << 20, PACKET);
+        acks.scheduleRefresh(Due.ACK, now); // the ACK left now
+
+        now += DELAY / 2;
+        acks.onDuplicate(now); // a copy of a packet the ACK covered, right behind it
+        assertThat(acks.due(now, false)).as("the ACK that just left cannot have been missed yet").isEqualTo(Due.NONE);
+        assertThat(acks.owesAck()).isTrue();
+        assertThat(acks.due(now + DELAY, false)).as("the delayed ACK answers it").isEqualTo(Due.ACK);
+        acks.onSent(1 << 20, PACKET);
+        acks.scheduleRefresh(Due.ACK, now + DELAY);
+
+        now += 3 * DELAY;
+        acks.onDuplicate(now); // long after the last ACK: the sender may have missed it
         assertThat(acks.due(now, false)).isEqualTo(Due.ACK);
     }
 
