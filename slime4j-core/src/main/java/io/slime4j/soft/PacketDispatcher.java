@@ -172,14 +172,9 @@ final class PacketDispatcher implements PlacingPacketHandler {
      */
     @Override
     public boolean discard(MemorySegment header, int length, int segment, WireAddress from) {
-        int size = segment > 0 ? segment : length;
-        if (size <= HEADER_LENGTH || length % size != 0) {
-            return false;
-        }
-        int count = length / size;
         DataFrame d = peeked.wrap(header);
-        if (d.type() != TYPE_WRITE || !d.isWellFormed(size) || (count > 1 && (d.flags() & F_RESENT) != 0)
-                || route(d, from) != Route.OK || !routedQp.responder().discardDuplicates(d.psn(), count, now)) {
+        int count = discardable(d, length, segment);
+        if (count == 0 || route(d, from) != Route.OK || !routedQp.responder().discardDuplicates(d.psn(), count, now)) {
             return false;
         }
         SoftQueuePair qp = routedQp;
@@ -190,6 +185,24 @@ final class PacketDispatcher implements PlacingPacketHandler {
             qp.completer().onCumulativeAck(d.ackPsn(), now);
         }
         return true;
+    }
+
+    /**
+     * How many packets a receive of {@code length} bytes ({@code segment}-byte datagrams, or one if
+     * 0) whose first header is {@code d} may be judged duplicates by, counting PSNs on from the
+     * first: all its datagrams equal-sized WRITE packets, and the first not resent when there are
+     * several; 0 when it does not qualify (see {@link #discard}).
+     */
+    static int discardable(DataFrame d, int length, int segment) {
+        int size = segment > 0 ? segment : length;
+        if (size <= HEADER_LENGTH || length % size != 0) {
+            return 0;
+        }
+        int count = length / size;
+        if (d.type() != TYPE_WRITE || !d.isWellFormed(size) || (count > 1 && (d.flags() & F_RESENT) != 0)) {
+            return 0;
+        }
+        return count;
     }
 
     /** The rest of the write in progress: its next packet goes right after this one. */
