@@ -112,17 +112,27 @@ final class PacketDispatcher implements PlacingPacketHandler {
                 return;
             }
         }
-        CounterSet c = qp.countersSet();
-        c.increment(Counter.PACKETS_RECEIVED);
-        c.add(Counter.BYTES_RECEIVED, length);
         if (h.type() == TYPE_ACK) {
+            count(qp, 1, length);
             qp.completer().onAckPacket(rxAck.wrap(packet), now);
             return;
         }
-        if ((h.flags() & F_ACK) != 0) {
-            qp.completer().onCumulativeAck(h.ackPsn(), now);
-        }
+        received(qp, h, 1, length);
         qp.responder().onPacket(rxData.wrap(packet), packet, length, now, placed);
+    }
+
+    /** {@code packets} data packets of {@code bytes} in all arrived for {@code qp}: counted, and the first header's piggy-backed ACK taken. */
+    private void received(SoftQueuePair qp, HeaderFlyweight first, int packets, int bytes) {
+        count(qp, packets, bytes);
+        if ((first.flags() & F_ACK) != 0) {
+            qp.completer().onCumulativeAck(first.ackPsn(), now);
+        }
+    }
+
+    private static void count(SoftQueuePair qp, int packets, int bytes) {
+        CounterSet c = qp.countersSet();
+        c.add(Counter.PACKETS_RECEIVED, packets);
+        c.add(Counter.BYTES_RECEIVED, bytes);
     }
 
     private final DataFrame peeked = new DataFrame();
@@ -177,13 +187,7 @@ final class PacketDispatcher implements PlacingPacketHandler {
         if (count == 0 || route(d, from) != Route.OK || !routedQp.responder().discardDuplicates(d.psn(), count, now)) {
             return false;
         }
-        SoftQueuePair qp = routedQp;
-        CounterSet c = qp.countersSet();
-        c.add(Counter.PACKETS_RECEIVED, count);
-        c.add(Counter.BYTES_RECEIVED, length);
-        if ((d.flags() & F_ACK) != 0) {
-            qp.completer().onCumulativeAck(d.ackPsn(), now);
-        }
+        received(routedQp, d, count, length);
         return true;
     }
 

@@ -85,10 +85,7 @@ final class Responder implements Transmitter.PiggyBack {
         switch (inbound.classify(d.psn())) {
             case IN_ORDER -> onInOrder(d, packet, payload, now, placed);
             case AHEAD -> onAhead(d, packet, payload, now);
-            case DUPLICATE -> {
-                counters.increment(Counter.DUPLICATES);
-                acks.onDuplicate(now);
-            }
+            case DUPLICATE -> onDuplicates(1, now);
             case OUT_OF_WINDOW -> counters.increment(SoftCounter.OUT_OF_WINDOW);
         }
     }
@@ -397,9 +394,13 @@ final class Responder implements Transmitter.PiggyBack {
                 return false;
             }
         }
+        onDuplicates(count, now);
+        return true;
+    }
+
+    private void onDuplicates(int count, long now) {
         counters.add(Counter.DUPLICATES, count);
         acks.onDuplicate(now);
-        return true;
     }
 
     // ---------------------------------------------------------------- acknowledgements and errors
