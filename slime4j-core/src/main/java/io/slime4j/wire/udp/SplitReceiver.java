@@ -19,6 +19,21 @@ final class SplitReceiver {
     private final UdpCounters receiveCounters;
     private final UdpPort port;
     private int peekSkips;
+    /** The last {@link #next} used one of {@link #peekSkips}. */
+    private boolean skipping;
+    /**
+     * The whole receive {@link #next} asked for ({@link #NOT_SPLIT}, while backing off from peeking)
+     * found nothing: the skip is given back, so that the back-off counts datagrams, not the empty
+     * polls of an idle or spinning thread (which would otherwise use it up before the next datagram
+     * came, and every small datagram would again cost a peek and a receive).
+     */
+    void nothingReceived() {
+        if (skipping) {
+            skipping = false;
+            peekSkips++;
+        }
+    }
+
     /** Datagrams the last {@link #next} that returned {@link #HANDED} handed over (several for a coalesced receive). */
     private int handedLast;
     /** Placements left before predicting again, after a misprediction (packets of several queue pairs interleave). */
@@ -47,7 +62,8 @@ final class SplitReceiver {
         if (predicted && predict(placing)) {
             return receivePredicted(channel, sources, placing, handler);
         }
-        if (peekSkips > 0) {
+        skipping = peekSkips > 0;
+        if (skipping) {
             peekSkips--;
             return NOT_SPLIT;
         }

@@ -457,6 +457,9 @@ public final class UdpPort implements WirePort {
                 return handed;
             }
             if (source == null) {
+                if (placing != null) {
+                    splitReceiver.nothingReceived();
+                }
                 return handed;
             }
             lastPolled++;

@@ -141,6 +141,37 @@ class CoalescedPlacementTest {
         assertThat(b.stats().discardedDatagrams()).isZero();
     }
 
+    @Test
+    void theBackOffFromPeekingAfterADeclineCountsDatagramsNotEmptyPolls() {
+        RunPlacing h = new RunPlacing(arena.allocate(TOTAL + 100), TOTAL);
+        UdpPort a = wire.bind("");
+        UdpPort b = wire.bind("");
+        sendOne(a, b, 5); // not the next: declined and taken whole
+        Datagrams.settle();
+        assertThat(h.drain(b, 1)).isEqualTo(1);
+        for (int i = 0; i < 20; i++) {
+            assertThat(b.receive(h, 1)).as("an empty poll, as a spinning thread makes").isZero();
+        }
+        sendOne(a, b, 6); // the next one: placeable, but the back-off after the decline still runs
+        Datagrams.settle();
+
+        assertThat(h.drain(b, 1)).isEqualTo(1);
+
+        assertThat(h.placed).as("received whole without a peek (20 empty polls did not end the back-off)").isEmpty();
+        assertThat(h.whole).hasSize(2);
+        assertThat(h.whole.get(1)).isEqualTo(datagram(6));
+    }
+
+    /** Sends datagram {@code i} alone from {@code a} to {@code b}. */
+    private void sendOne(UdpPort a, UdpPort b, int i) {
+        MemorySegment header = arena.allocate(HEADER);
+        header.copyFrom(MemorySegment.ofArray(Arrays.copyOf(datagram(i), HEADER)));
+        MemorySegment payloads = arena.allocate(TOTAL);
+        payloads.copyFrom(MemorySegment.ofArray(payloads()));
+        assertThat(a.send(b.localAddress(), header, HEADER, payloads, (long) i * PAYLOAD, PAYLOAD, false)).isTrue();
+        a.flush();
+    }
+
     /** Sends datagrams {@code from} to {@code to} (exclusive) from {@code a} to {@code b} as one GSO run. */
     private void sendRun(UdpPort a, UdpPort b, int from, int to) {
         MemorySegment headers = arena.allocate((long) COUNT * HEADER);
