@@ -137,7 +137,7 @@ final class Dispatcher implements Runnable, RailDrain {
 
     /** For a {@link DispatchGroup}'s idle wait on this rail's queue. */
     void awaitReady(long nanos) throws InterruptedException {
-        cq.awaitReady(nanos, TimeUnit.NANOSECONDS);
+        cq.awaitReadyPassively(nanos, TimeUnit.NANOSECONDS);
     }
 
     /** Whether the current thread is handling completions of this rail (the dispatch thread or a helper). */
@@ -179,7 +179,7 @@ final class Dispatcher implements Runnable, RailDrain {
                     // again within STAND_ASIDE_NANOS for ones that arrive after it left
                     LockSupport.parkNanos(this, Math.min(pollNanos, STAND_ASIDE_NANOS));
                 } else {
-                    cq.awaitReady(pollNanos, TimeUnit.NANOSECONDS);
+                    cq.awaitReadyPassively(pollNanos, TimeUnit.NANOSECONDS); // callers waiting for their ops drive
                 }
             } catch (InterruptedException e) {
                 // stop() interrupts; the loop condition decides

@@ -208,6 +208,15 @@ final class SoftCompletionQueue implements CompletionQueue, CompletionWakeups.Wa
 
     @Override
     public boolean awaitReady(long timeout, TimeUnit unit) throws InterruptedException {
+        return awaitReady(timeout, unit, true);
+    }
+
+    @Override
+    public boolean awaitReadyPassively(long timeout, TimeUnit unit) throws InterruptedException {
+        return awaitReady(timeout, unit, false);
+    }
+
+    private boolean awaitReady(long timeout, TimeUnit unit, boolean mayDrive) throws InterruptedException {
         if (ready()) {
             return true;
         }
@@ -215,7 +224,7 @@ final class SoftCompletionQueue implements CompletionQueue, CompletionWakeups.Wa
         if (deadline - System.nanoTime() <= 0 || closed) {
             return false;
         }
-        if (device.duty().waitersDrive() && !device.duty().heldByCurrentThread()) {
+        if (mayDrive && device.duty().waitersDrive() && !device.duty().heldByCurrentThread()) {
             // UCX's way: the waiting thread progresses the device itself, no hand-off from the agent
             return device.duty().driveUntil(readyOrClosed, deadline) && ready();
         }

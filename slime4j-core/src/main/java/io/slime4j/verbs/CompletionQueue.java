@@ -37,6 +37,16 @@ public interface CompletionQueue extends AutoCloseable {
      */
     boolean awaitReady(long timeout, TimeUnit unit) throws InterruptedException;
 
+    /**
+     * As {@link #awaitReady}, but the calling thread only sleeps until a completion is pushed: it
+     * never runs the device's progress itself, which {@link #awaitReady} does on a device whose
+     * waiters busy-poll. For a background thread that handles completions nobody is waiting for
+     * (an endpoint's dispatch thread), so that only threads waiting for their own operations spin.
+     */
+    default boolean awaitReadyPassively(long timeout, TimeUnit unit) throws InterruptedException {
+        return awaitReady(timeout, unit);
+    }
+
     /** Whether the queue overflowed. */
     boolean isOverflowed();
 
