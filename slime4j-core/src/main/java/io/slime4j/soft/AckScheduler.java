@@ -3,7 +3,8 @@ package io.slime4j.soft;
 /**
  * Decides when the receiving side sends an explicit ACK: after a delay (so that a data packet
  * going the other way can carry the ACK instead) in the middle of a message, at once when the
- * packet asks for it (the last packet of a write or send: its request completes on the ACK), on a
+ * packet asks for it (the last packet of a write or send: its request completes on the ACK; on a
+ * busy-polling device in the next cycle, so that the reply can carry it), on a
  * duplicate (unless an ACK left within the delay), a new hole or a packet
  * dropped ahead of order, after every {@code ackEvery} packets (fewer when half the advertised
  * window is smaller, because a sender that honours the window stalls when it is full), and, while
@@ -25,6 +26,17 @@ final class AckScheduler {
 
     private final long ackDelayNanos;
     private final int ackEvery;
+    /**
+     * Whether an ACK asked for at once waits for the next duty cycle: on a device whose waiters
+     * drive it (busy-polling), the thread that receives a request is usually the one that answers
+     * it, and its reply, posted before the next cycle, carries the ACK (one datagram, and no system
+     * call between the request and its completion on the receiver's thread). Off, it leaves in
+     * the cycle that received the request.
+     */
+    private final boolean requestWaitsForNextCycle;
+    /** An ACK was asked for at once in the cycle of {@link #requestedAt} (when it waits a cycle). */
+    private boolean requested;
+    private long requestedAt;
     /** This side's packet size, counted in until a packet of the peer's arrived. */
     private final int ownPacketBytes;
     /**
@@ -51,6 +63,16 @@ final class AckScheduler {
      */
     AckScheduler(long ackDelayNanos, int ackEvery, int ownPacketBytes, long initialPeerWindowBytes,
                  int largestPacketBytes) {
+        this(ackDelayNanos, ackEvery, ownPacketBytes, initialPeerWindowBytes, largestPacketBytes, false);
+    }
+
+    /**
+     * As above; {@code requestWaitsForNextCycle}: an ACK asked for at once leaves in the next duty
+     * cycle, unless a data packet carries it first (for devices whose waiters drive them).
+     */
+    AckScheduler(long ackDelayNanos, int ackEvery, int ownPacketBytes, long initialPeerWindowBytes,
+                 int largestPacketBytes, boolean requestWaitsForNextCycle) {
+        this.requestWaitsForNextCycle = requestWaitsForNextCycle;
         this.ackDelayNanos = ackDelayNanos;
         this.ackEvery = ackEvery;
         this.ownPacketBytes = ownPacketBytes;
@@ -85,9 +107,17 @@ final class AckScheduler {
         }
     }
 
-    /** An accepted packet asked for an ACK at once (the last packet of a write or send). */
-    void onAckRequested() {
-        now = true;
+    /**
+     * An accepted packet asked for an ACK at once (the last packet of a write or send), in the
+     * cycle whose clock reads {@code nowNanos}.
+     */
+    void onAckRequested(long nowNanos) {
+        if (!requestWaitsForNextCycle) {
+            now = true;
+        } else if (!requested) {
+            requested = true;
+            requestedAt = nowNanos;
+        }
     }
 
     /**
@@ -132,13 +162,14 @@ final class AckScheduler {
         if (!holes && !droppedAhead) {
             pending = false;
             now = false;
+            requested = false;
             packetsSinceAck = 0;
         }
     }
 
     /** What is due at {@code nowNanos}, given whether holes remain. */
     Due due(long nowNanos, boolean holes) {
-        if (pending && (now || nowNanos - deadline >= 0)) {
+        if (pending && (now || nowNanos - deadline >= 0 || requested && nowNanos - requestedAt > 0)) {
             return Due.ACK;
         }
         if (holes && nowNanos - refreshAt >= 0) {
@@ -152,6 +183,7 @@ final class AckScheduler {
         ackAfter = threshold(windowBytes, packetBytes);
         pending = false;
         now = false;
+        requested = false;
         droppedAhead = false;
         packetsSinceAck = 0;
     }

@@ -28,11 +28,33 @@ class AckSchedulerTest {
     }
 
     @Test
+    void onABusyPollingDeviceAnAckAskedForAtOnceWaitsForTheNextCycleSoThatTheReplyCanCarryIt() {
+        AckScheduler busy = new AckScheduler(DELAY, 32, PACKET, 256 * 1024, 65_536, true);
+        busy.onAccepted(now);
+        busy.onAckRequested(now);
+        assertThat(busy.owesAck()).isTrue();
+        assertThat(busy.due(now, false)).as("not in the cycle that received the request").isEqualTo(Due.NONE);
+        assertThat(busy.due(now + 1, false)).as("in the next cycle, long before the delay").isEqualTo(Due.ACK);
+
+        busy.onCarried(false); // the reply, posted before the next cycle, carried it
+        assertThat(busy.due(now + 1, false)).isEqualTo(Due.NONE);
+        assertThat(busy.owesAck()).isFalse();
+
+        now += DELAY;
+        busy.onAccepted(now);
+        busy.onAckRequested(now);
+        busy.onAckRequested(now + 5); // a second request in a later cycle does not move the first one's turn
+        assertThat(busy.due(now + 5, false)).isEqualTo(Due.ACK);
+        busy.onSent(256 * 1024, PACKET);
+        assertThat(busy.due(now + 6, false)).as("sent: nothing owed").isEqualTo(Due.NONE);
+    }
+
+    @Test
     void theMiddleOfAMessageWaitsForTheDelayButItsLastPacketIsAcknowledgedAtOnce() {
         acks.onAccepted(now); // a middle packet: delayed (the threshold here is two packets)
         now += DELAY / 2;
         assertThat(acks.due(now, false)).isEqualTo(Due.NONE);
-        acks.onAckRequested(); // the next packet, the last, asks for the ACK
+        acks.onAckRequested(now); // the next packet, the last, asks for the ACK
         assertThat(acks.due(now, false)).as("no wait for the rest of the delay").isEqualTo(Due.ACK);
         assertThat(acks.owesAck()).isTrue();
     }
@@ -40,7 +62,7 @@ class AckSchedulerTest {
     @Test
     void aRequestedAckThatADataPacketCarriedIsNotSentAgain() {
         acks.onAccepted(now);
-        acks.onAckRequested();
+        acks.onAckRequested(now);
         acks.onCarried(false);
         assertThat(acks.owesAck()).isFalse();
         now += 10 * DELAY;
@@ -56,7 +78,7 @@ class AckSchedulerTest {
     @Test
     void aDuplicateRightBehindAnAckWaitsForTheDelayOneLaterIsAnsweredAtOnce() {
         acks.onAccepted(now);
-        acks.onAckRequested();
+        acks.onAckRequested(now);
         assertThat(acks.due(now, false)).isEqualTo(Due.ACK);
         acks.onSent(1 << 20, PACKET);
         acks.scheduleRefresh(Due.ACK, now); // the ACK left now
