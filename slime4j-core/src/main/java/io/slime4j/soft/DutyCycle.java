@@ -49,6 +49,8 @@ final class DutyCycle {
     private volatile int waiters;
     /** Cycles run by waiters ({@link #driveUntil}); written by the holder only. */
     private volatile long byWaiters;
+    /** {@link #byWaiters} when the agent last asked {@link #waitersActiveSinceLastLook} (agent thread only). */
+    private long byWaitersSeen;
 
     /**
      * {@code waitersDrive}: the device busy-polls, so a thread waiting for its completions drives
@@ -74,6 +76,21 @@ final class DutyCycle {
      */
     int tryRun() {
         return tryRun(false);
+    }
+
+    /**
+     * A posting thread runs a cycle on a device whose waiters drive it, unless another thread runs
+     * one ({@link SoftDevice#onPosted}): as {@link #tryRun}, but a cycle's exception goes to the
+     * handler given at construction (the post itself succeeded), and the cycle does not count as a
+     * waiter's (the agent takes over from a thread that only posts).
+     */
+    int runForPoster() {
+        try {
+            return tryRun(false);
+        } catch (RuntimeException e) {
+            waiterError.accept(e);
+            return 0;
+        }
     }
 
     private int tryRun(boolean waiter) {
@@ -119,6 +136,18 @@ final class DutyCycle {
     /** Cycles that threads waiting for a completion ran (the rest: the agent's). */
     long byWaiters() {
         return byWaiters;
+    }
+
+    /**
+     * For the agent only: whether a waiter drives the cycles now or ran one since the agent last
+     * asked. A waiter leaves between two operations for a few microseconds; the agent should not
+     * take over in such a gap.
+     */
+    boolean waitersActiveSinceLastLook() {
+        long n = byWaiters;
+        boolean active = n != byWaitersSeen || waiters > 0;
+        byWaitersSeen = n;
+        return active;
     }
 
     /** Whether a thread waiting for a completion drives the cycles now (the agent need not). */

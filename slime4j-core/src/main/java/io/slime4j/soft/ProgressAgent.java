@@ -41,14 +41,21 @@ final class ProgressAgent implements Runnable {
     private static final int YIELDS = 50;
     private static final long MIN_PARK_NANOS = 1_000;
     /**
-     * How long a busy-spinning agent first rests while waiters drive all its devices before it
-     * looks again; each further rest in a row doubles, up to {@link #STAND_ASIDE_MAX_NANOS}: the
-     * bound on how long work posted after the last waiter left waits for the agent (a post does
-     * not wake a resting agent, so that a waiter's next post costs no system call).
+     * How long a busy-spinning agent first rests while waiters drive its devices before it looks
+     * again; each further rest in a row doubles, up to {@link #STAND_ASIDE_MAX_NANOS}. It takes the
+     * cycles back only after a whole rest in which no waiter ran one: a waiter leaves its wait
+     * after every operation and comes back within microseconds, and an agent that spun up in such
+     * a gap would hold a core beside the waiter (on 2 cores, beside both processes' waiters) and
+     * each look costs a wake-up that preempts one. So twice the longest rest bounds how long
+     * datagrams that arrive after the application stopped waiting wait for the agent; work posted
+     * meanwhile does not wait (the posting thread runs a cycle itself, {@link SoftDevice#onPosted}).
      */
     static final long STAND_ASIDE_NANOS = 50_000;
-    static final long STAND_ASIDE_MAX_NANOS = 400_000;
+    static final long STAND_ASIDE_MAX_NANOS = 1_000_000;
     private long restNanos = STAND_ASIDE_NANOS;
+    /** The busy-spinning agent rests ({@link #rest}); {@link #restCut} asks it to stop. */
+    private volatile boolean resting;
+    private volatile boolean restCut;
     private static final long DETACH_POLL_NANOS = 10_000;
     private static final long STOP_WAIT_MILLIS = 5_000;
     /** Longest block of an agent whose devices owe nothing timed: a bound, not a period. */
@@ -234,15 +241,18 @@ final class ProgressAgent implements Runnable {
         return !gate.mustRun(posted, waiter());
     }
 
-    /** Whether waiters of busy-polling devices drive every device of this agent now. */
-    private boolean drivenByWaiters() {
+    /**
+     * Whether waiters drive every device of this agent, or did since the agent last looked
+     * ({@link DutyCycle#waitersActiveSinceLastLook}): then it rests. Every device is asked, so
+     * that each one's mark moves on.
+     */
+    private boolean waitersServeAll() {
         SoftDevice[] now = devices;
+        boolean all = now.length > 0;
         for (SoftDevice d : now) {
-            if (!d.duty().drivenByWaiter()) {
-                return false;
-            }
+            all &= d.duty().waitersActiveSinceLastLook();
         }
-        return now.length > 0;
+        return all;
     }
 
     private void closeWaiter() {
@@ -302,13 +312,38 @@ final class ProgressAgent implements Runnable {
         cycles++;
     }
 
+    /** A busy-spinning agent's rest while waiters drive; {@link #endRest} cuts it short. */
+    private void rest() {
+        resting = true; // then read restCut: a Dekker pair with endRest()
+        if (!restCut) {
+            LockSupport.parkNanos(this, restNanos);
+        }
+        resting = false;
+        restCut = false;
+    }
+
+    /**
+     * Ends a busy-spinning agent's rest now: work was posted that no cycle may send soon (the
+     * posting thread found the cycle held by a thread that is not waiting). A system call only
+     * while the agent rests.
+     */
+    void endRest() {
+        restCut = true;
+        if (resting) {
+            Thread t = thread;
+            if (t != null) {
+                LockSupport.unpark(t);
+            }
+        }
+    }
+
     private void idle(int work) {
         if (work > 0 || busySpin) {
             idleCount = 0;
             parkNanos = MIN_PARK_NANOS;
             if (busySpin) {
-                if (work == 0 && drivenByWaiters()) {
-                    LockSupport.parkNanos(restNanos); // waiters drive every device: one spinning thread is enough
+                if (work == 0 && waitersServeAll()) {
+                    rest(); // waiters drive the devices: one spinning thread is enough
                     restNanos = Math.min(restNanos * 2, STAND_ASIDE_MAX_NANOS);
                 } else {
                     restNanos = STAND_ASIDE_NANOS;

@@ -303,6 +303,21 @@ public final class SoftDevice implements VerbsDevice {
         agent.wakeup();
     }
 
+    /**
+     * A request was posted to a send queue. A default device wakes its agent. On a device whose
+     * waiters drive it (busy-polling), the posting thread runs a cycle itself unless another
+     * thread runs one: the request leaves now, without a hand-off, where its agent may be resting
+     * while the application's threads drive ({@link ProgressAgent}). UCX sends from the caller's
+     * thread the same way. A cycle held by a waiter sends it in the waiter's next turn.
+     */
+    void onPosted() {
+        if (!duty.waitersDrive()) {
+            agent.wakeup();
+        } else if (duty.runForPoster() < 0 && !duty.drivenByWaiter()) {
+            agent.endRest(); // held by another poster (or the spinning agent): make sure a cycle follows
+        }
+    }
+
     /** Who runs this device's duty cycle now: its agent, or a waiter when it busy-polls. */
     DutyCycle duty() {
         return duty;

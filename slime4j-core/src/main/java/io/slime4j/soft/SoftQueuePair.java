@@ -220,7 +220,7 @@ final class SoftQueuePair implements QueuePair {
             sqPosted = posted + 1;
         }
         counters.increment(Counter.WR_POSTED);
-        device.wakeup();
+        device.onPosted();
     }
 
     @Override

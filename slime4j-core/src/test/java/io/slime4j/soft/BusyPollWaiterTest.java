@@ -102,6 +102,46 @@ class BusyPollWaiterTest {
     }
 
     @Test
+    void aWriteFromAThreadThatIsNotWaitingLeavesBeforeItsPostReturns() throws Exception {
+        withPair(true, (a, b) -> {
+            for (int i = 1; i <= 200; i++) {
+                a.write(b, i); // the waiter drives: the agent rests
+            }
+            SoftCounters counters = SoftCounters.of(a.device);
+            WorkCompletion[] wcs = WorkCompletion.array(1);
+            int leftInPost = 0;
+            for (int i = 0; i < 50; i++) {
+                long before = counters.get(SoftCounter.DATAGRAMS_SENT);
+                a.qp.postSend(new WorkRequest().wrId(i).opcode(Opcode.RDMA_WRITE).sge(a.mr, 0, 64)
+                        .remote(RemoteRegion.of(b.mr), 0));
+                if (counters.get(SoftCounter.DATAGRAMS_SENT) > before) {
+                    leftInPost++;
+                }
+                assertThat(a.cq.await(wcs, 10, TimeUnit.SECONDS)).isEqualTo(1);
+                assertThat(wcs[0].status()).isEqualTo(WcStatus.SUCCESS);
+            }
+            // the posting thread ran the cycle itself (it could not when the agent's own look held it)
+            assertThat(leftInPost).as("posts whose datagram left before postSend returned").isGreaterThanOrEqualTo(45);
+        });
+    }
+
+    @Test
+    void aPassiveWaiterSleepsUntilTheAgentPushesACompletionAndRunsNoCycle() throws Exception {
+        withPair(true, (a, b) -> {
+            long byWaiters = a.device.duty().byWaiters();
+            a.qp.postSend(new WorkRequest().wrId(1).opcode(Opcode.RDMA_WRITE).sge(a.mr, 0, 64)
+                    .remote(RemoteRegion.of(b.mr), 0));
+
+            assertThat(a.cq.awaitReadyPassively(10, TimeUnit.SECONDS)).isTrue();
+
+            assertThat(a.device.duty().byWaiters()).as("cycles run by the passive waiter").isEqualTo(byWaiters);
+            WorkCompletion[] wcs = WorkCompletion.array(1);
+            assertThat(a.cq.poll(wcs)).isEqualTo(1);
+            assertThat(wcs[0].status()).isEqualTo(WcStatus.SUCCESS);
+        });
+    }
+
+    @Test
     void aDefaultDeviceLeavesAllCyclesToItsAgent() throws Exception {
         withPair(false, (a, b) -> {
             for (int i = 1; i <= 100; i++) {
