@@ -42,6 +42,7 @@ final class DutyCycle {
     private static final long SEIZE_TIMEOUT_NANOS = 5_000_000_000L;
 
     private final Work work;
+    private final Work postWork;
     private final boolean waitersDrive;
     private final java.util.function.Consumer<RuntimeException> waiterError;
     private volatile Thread holder;
@@ -58,7 +59,13 @@ final class DutyCycle {
      * agent does with its own, so the waiter goes on waiting); an {@link Error} propagates.
      */
     DutyCycle(Work work, boolean waitersDrive, java.util.function.Consumer<RuntimeException> waiterError) {
+        this(work, work, waitersDrive, waiterError);
+    }
+
+    /** As above; {@code postWork} is the cycle a posting thread runs ({@link #runForPoster}). */
+    DutyCycle(Work work, Work postWork, boolean waitersDrive, java.util.function.Consumer<RuntimeException> waiterError) {
         this.work = work;
+        this.postWork = postWork;
         this.waitersDrive = waitersDrive;
         this.waiterError = waiterError;
     }
@@ -80,13 +87,14 @@ final class DutyCycle {
 
     /**
      * A posting thread runs a cycle on a device whose waiters drive it, unless another thread runs
-     * one ({@link SoftDevice#onPosted}): as {@link #tryRun}, but a cycle's exception goes to the
+     * one ({@link SoftDevice#onPosted}): as {@link #tryRun}, the poster's work (a cycle that sends
+     * without receiving), but a cycle's exception goes to the
      * handler given at construction (the post itself succeeded), and the cycle does not count as a
      * waiter's (the agent takes over from a thread that only posts).
      */
     int runForPoster() {
         try {
-            return tryRun(false);
+            return tryRun(postWork, false);
         } catch (RuntimeException e) {
             waiterError.accept(e);
             return 0;
@@ -94,11 +102,15 @@ final class DutyCycle {
     }
 
     private int tryRun(boolean waiter) {
+        return tryRun(work, waiter);
+    }
+
+    private int tryRun(Work cycle, boolean waiter) {
         if (!HOLDER.compareAndSet(this, null, Thread.currentThread())) {
             return -1;
         }
         try {
-            return work.run(System.nanoTime());
+            return cycle.run(System.nanoTime());
         } finally {
             completed = completed + 1; // one writer: the holder
             if (waiter) {

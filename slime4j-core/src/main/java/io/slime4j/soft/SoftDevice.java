@@ -74,7 +74,7 @@ public final class SoftDevice implements VerbsDevice {
         this.dispatcher = new PacketDispatcher(byQpn, counters, port.maxPacketSize());
         this.agent = group != null ? group.agent() : new ProgressAgent(name, config.busySpin(), config.maxIdlePark());
         port.onReceivable(agent::wakeup);
-        this.duty = new DutyCycle(this::doWork, agent.busySpin(), e -> { // as the agent does with its own
+        this.duty = new DutyCycle(this::doWork, this::doPostedWork, agent.busySpin(), e -> { // as the agent does with its own
             counters.increment(io.slime4j.verbs.Counter.AGENT_ERRORS);
             LOG.warn("a thread driving {} while it waited caught an exception; continuing", name, e);
         });
@@ -373,11 +373,29 @@ public final class SoftDevice implements VerbsDevice {
 
     /** One duty cycle: commands, received packets, timers, then every queue pair. */
     int doWork(long nowNanos) {
+        return cycle(nowNanos, true);
+    }
+
+    /**
+     * The cycles a posting thread runs ({@link #onPosted}): one without the receive, so the request
+     * leaves before any other system call, then a whole one, so that a thread that posts keeps
+     * taking the ACKs in (a sender that posts ahead of its window and waits only when it is full
+     * otherwise fell into lock-step with its waits: 1 KiB busy-polling rate 30-37 k msg/s against
+     * 95-136 k).
+     */
+    int doPostedWork(long nowNanos) {
+        int work = cycle(nowNanos, false);
+        return work + cycle(nowNanos, true);
+    }
+
+    private int cycle(long nowNanos, boolean receive) {
         wakeups.begin();
         try {
             dispatcher.now(nowNanos);
             int work = commands.runQueued();
-            work += port.receive(dispatcher, RECEIVE_BATCH);
+            if (receive) {
+                work += port.receive(dispatcher, RECEIVE_BATCH);
+            }
             work += timers.poll(nowNanos, timeoutHandler);
             for (SoftQueuePair qp : queuePairs) {
                 work += qp.doWork(nowNanos);
