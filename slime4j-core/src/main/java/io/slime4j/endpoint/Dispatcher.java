@@ -24,8 +24,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * what arrives until its own op's signal fires, so its completion reaches it without the hand-off
  * through the dispatch thread.
  * One caller helps at a time (others wait on their signals as before); while one does, the dispatch
- * thread stands aside (looking again every {@link #STAND_ASIDE_NANOS}), and the helper wakes it
- * when it leaves completions behind.
+ * thread waits on the queue passively ({@link CompletionQueue#awaitReadyPassively}: a completion
+ * wakes the helper, not it), and the helper wakes it when it leaves completions behind.
  *
  * <p>Rail 0's dispatcher also drives the {@link Keepalive}: every batch it handles is traffic, and
  * each turn of its loop (at least every poll timeout) gives the keepalive a chance to probe.
@@ -52,8 +52,8 @@ final class Dispatcher implements Runnable, RailDrain {
     static final int HELP_SPINS = 10;
 
     /**
-     * How long the dispatch thread stands aside while a caller helps before it looks again: the
-     * bound on how long a completion that arrives just after a helper left waits for it.
+     * How long the dispatch thread stands aside when it finds completions there that a helping
+     * caller is about to handle, before it looks again.
      */
     static final long STAND_ASIDE_NANOS = 1_000_000;
 
@@ -174,12 +174,14 @@ final class Dispatcher implements Runnable, RailDrain {
                 continue;
             }
             try {
-                if (helper.get() != null) {
-                    // a caller waits on the queue; it wakes us if it leaves completions behind, and we look
-                    // again within STAND_ASIDE_NANOS for ones that arrive after it left
+                if (helper.get() != null && cq.awaitReadyPassively(0, TimeUnit.NANOSECONDS)) {
+                    // a caller is about to handle what is there; it wakes us if it leaves completions behind,
+                    // and we look again within STAND_ASIDE_NANOS
                     LockSupport.parkNanos(this, Math.min(pollNanos, STAND_ASIDE_NANOS));
                 } else {
-                    cq.awaitReadyPassively(pollNanos, TimeUnit.NANOSECONDS); // callers waiting for their ops drive
+                    // a passive wait: while a caller waits on the queue (or drives a busy-polling device for
+                    // it), completions wake that caller, not this thread; ones pushed after it left wake us
+                    cq.awaitReadyPassively(pollNanos, TimeUnit.NANOSECONDS);
                 }
             } catch (InterruptedException e) {
                 // stop() interrupts; the loop condition decides

@@ -56,6 +56,14 @@ final class ProgressAgent implements Runnable {
     /** The busy-spinning agent rests ({@link #rest}); {@link #restCut} asks it to stop. */
     private volatile boolean resting;
     private volatile boolean restCut;
+    /**
+     * The busy-spinning agent rests while waiters drive (agent thread only): back from a rest, it
+     * runs no cycle while waiters ran any during the rest (a cycle of its own in a waiter's gap
+     * took the datagram the waiter waited for, and handed its completion over through the
+     * dispatch thread: a round trip's p99), unless the rest was cut short ({@link #restWasCut}).
+     */
+    private boolean standingAside;
+    private boolean restWasCut;
     private static final long DETACH_POLL_NANOS = 10_000;
     private static final long STOP_WAIT_MILLIS = 5_000;
     /** Longest block of an agent whose devices owe nothing timed: a bound, not a period. */
@@ -195,6 +203,16 @@ final class ProgressAgent implements Runnable {
     @Override
     public void run() {
         while (running) {
+            if (standingAside && !restWasCut) {
+                if (waitersServeAll()) { // a waiter ran a cycle during the rest: rest again, run none
+                    rest();
+                    restNanos = Math.min(restNanos * 2, STAND_ASIDE_MAX_NANOS);
+                    cycles++;
+                    continue;
+                }
+            }
+            standingAside = false;
+            restWasCut = false;
             boolean posted = wakePending;
             if (posted) {
                 wakePending = false; // before the cycle: work posted after this is seen by it or wakes us
@@ -314,11 +332,13 @@ final class ProgressAgent implements Runnable {
 
     /** A busy-spinning agent's rest while waiters drive; {@link #endRest} cuts it short. */
     private void rest() {
+        standingAside = true;
         resting = true; // then read restCut: a Dekker pair with endRest()
         if (!restCut) {
             LockSupport.parkNanos(this, restNanos);
         }
         resting = false;
+        restWasCut = restCut;
         restCut = false;
     }
 

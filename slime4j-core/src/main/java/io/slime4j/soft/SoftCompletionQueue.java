@@ -23,6 +23,8 @@ import java.util.concurrent.locks.ReentrantLock;
 final class SoftCompletionQueue implements CompletionQueue, CompletionWakeups.Wakeable {
     private static final VarHandle TAIL;
     private static final VarHandle WAITERS;
+    private static final VarHandle DRIVERS;
+    private static final VarHandle PASSIVE;
     private static final WcStatus[] STATUSES = WcStatus.values();
     private static final WcOpcode[] OPCODES = WcOpcode.values();
 
@@ -30,6 +32,8 @@ final class SoftCompletionQueue implements CompletionQueue, CompletionWakeups.Wa
         try {
             TAIL = MethodHandles.lookup().findVarHandle(SoftCompletionQueue.class, "tail", long.class);
             WAITERS = MethodHandles.lookup().findVarHandle(SoftCompletionQueue.class, "waiters", int.class);
+            DRIVERS = MethodHandles.lookup().findVarHandle(SoftCompletionQueue.class, "drivers", int.class);
+            PASSIVE = MethodHandles.lookup().findVarHandle(SoftCompletionQueue.class, "passiveWaiters", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -52,12 +56,27 @@ final class SoftCompletionQueue implements CompletionQueue, CompletionWakeups.Wa
     private volatile long head;
     private volatile boolean overflowed;
     private volatile int waiters;
+    /**
+     * Threads that drive the device while they wait for this queue (busy-polling). Together with
+     * the threads blocked in {@link #awaitReady} ({@link #waiters}) they are the active waiters:
+     * while there is one, a push wakes the blocked active ones only and no passive waiter
+     * ({@link #awaitReadyPassively}, an endpoint's dispatch thread), since an active waiter polls
+     * what it waited for itself or hands it over (as the endpoint's helping caller wakes its
+     * dispatch thread when it leaves completions behind). Woken with every completion, or looking
+     * again every millisecond, the dispatch thread took a core from a spinning thread thousands of
+     * times a second (docs/PERFORMANCE.md).
+     */
+    private volatile int drivers;
+    /** Threads blocked in {@link #awaitReadyPassively}. */
+    private volatile int passiveWaiters;
     private volatile boolean closed;
     private long lostCompletions;
     private final ReentrantLock lock = new ReentrantLock();
     private final java.util.function.BooleanSupplier readyOrClosed = () -> ready() || closed;
     /** The threads blocked in {@link #awaitReady}; {@link #waiters} counts them. */
     private final ParkedThreads sleepers = new ParkedThreads();
+    /** The threads blocked in {@link #awaitReadyPassively}; {@link #passiveWaiters} counts them. */
+    private final ParkedThreads passiveSleepers = new ParkedThreads();
 
     SoftCompletionQueue(SoftDevice device, int capacity) {
         if (capacity < 1 || capacity > (1 << 24)) {
@@ -102,7 +121,7 @@ final class SoftCompletionQueue implements CompletionQueue, CompletionWakeups.Wa
                 overflowed = true;
                 device.onCompletionQueueOverflow(this);
             }
-            wakeWaiters();
+            wakeEveryone();
             return false;
         }
         int i = (int) (t & mask);
@@ -116,7 +135,7 @@ final class SoftCompletionQueue implements CompletionQueue, CompletionWakeups.Wa
         ssn[i] = sendSsn;
         owner.countersSet().increment(Counter.COMPLETIONS_GENERATED); // before it can be polled
         TAIL.setVolatile(this, t + 1); // volatile, then read waiters: a Dekker pair with awaitReady()
-        if (waiters > 0) {
+        if (waiters > 0 || passiveWaiters > 0 && drivers == 0) {
             if (device.duty().heldByCurrentThread() && device.wakeups().isOpen()) {
                 device.wakeups().owe(this); // woken at the cycle's end, once, before its held datagrams leave
             } else {
@@ -131,9 +150,23 @@ final class SoftCompletionQueue implements CompletionQueue, CompletionWakeups.Wa
         wakeWaiters();
     }
 
-    /** Unparks every thread blocked in {@link #awaitReady} (no lock: the producer never blocks here). */
+    /**
+     * Unparks the threads blocked in {@link #awaitReady}, or when there are none and no thread
+     * drives the device for this queue, those blocked in {@link #awaitReadyPassively} (no lock: the
+     * producer never blocks here).
+     */
     private void wakeWaiters() {
+        if (waiters > 0) {
+            sleepers.wakeAll();
+        } else if (drivers == 0) {
+            passiveSleepers.wakeAll();
+        }
+    }
+
+    /** Unparks every blocked thread, active or passive (the queue overflowed or closed). */
+    private void wakeEveryone() {
         sleepers.wakeAll();
+        passiveSleepers.wakeAll();
     }
 
     @Override
@@ -226,11 +259,18 @@ final class SoftCompletionQueue implements CompletionQueue, CompletionWakeups.Wa
         }
         if (mayDrive && device.duty().waitersDrive() && !device.duty().heldByCurrentThread()) {
             // UCX's way: the waiting thread progresses the device itself, no hand-off from the agent
-            return device.duty().driveUntil(readyOrClosed, deadline) && ready();
+            DRIVERS.getAndAdd(this, 1);
+            try {
+                return device.duty().driveUntil(readyOrClosed, deadline) && ready();
+            } finally {
+                DRIVERS.getAndAdd(this, -1);
+            }
         }
+        ParkedThreads set = mayDrive ? sleepers : passiveSleepers;
+        VarHandle count = mayDrive ? WAITERS : PASSIVE;
         Thread me = Thread.currentThread();
-        int place = sleepers.add(me); // before counting ourselves: the producer that sees the count finds us
-        WAITERS.getAndAdd(this, 1); // then re-read the tail: a Dekker pair with push()
+        int place = set.add(me); // before counting ourselves: the producer that sees the count finds us
+        count.getAndAdd(this, 1); // then re-read the tail: a Dekker pair with push()
         try {
             while (!ready() && !closed) {
                 long remaining = deadline - System.nanoTime();
@@ -244,8 +284,8 @@ final class SoftCompletionQueue implements CompletionQueue, CompletionWakeups.Wa
             }
             return ready();
         } finally {
-            WAITERS.getAndAdd(this, -1);
-            sleepers.remove(me, place);
+            count.getAndAdd(this, -1);
+            set.remove(me, place);
         }
     }
 
@@ -261,6 +301,6 @@ final class SoftCompletionQueue implements CompletionQueue, CompletionWakeups.Wa
     @Override
     public void close() {
         closed = true;
-        wakeWaiters();
+        wakeEveryone();
     }
 }

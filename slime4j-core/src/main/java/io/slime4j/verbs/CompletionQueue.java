@@ -38,10 +38,13 @@ public interface CompletionQueue extends AutoCloseable {
     boolean awaitReady(long timeout, TimeUnit unit) throws InterruptedException;
 
     /**
-     * As {@link #awaitReady}, but the calling thread only sleeps until a completion is pushed: it
-     * never runs the device's progress itself, which {@link #awaitReady} does on a device whose
-     * waiters busy-poll. For a background thread that handles completions nobody is waiting for
-     * (an endpoint's dispatch thread), so that only threads waiting for their own operations spin.
+     * As {@link #awaitReady}, but passive: the calling thread only sleeps until a completion is
+     * pushed, and never runs the device's progress itself (which {@link #awaitReady} does on a
+     * device whose waiters busy-poll); and while another thread waits in {@link #awaitReady}, a
+     * completion wakes that one, not this one: an active waiter polls what it waited for itself, or
+     * wakes the passive one when it leaves completions behind. For a background thread that
+     * handles the completions nobody is waiting for (an endpoint's dispatch thread), so that only
+     * threads waiting for their own operations spin or wake.
      */
     default boolean awaitReadyPassively(long timeout, TimeUnit unit) throws InterruptedException {
         return awaitReady(timeout, unit);

@@ -142,6 +142,48 @@ class BusyPollWaiterTest {
     }
 
     @Test
+    void aCompletionWakesTheActiveWaiterAndNotThePassiveOneWhichALaterPushWakes() throws Exception {
+        for (boolean busy : new boolean[] {false, true}) {
+            withPair(busy, (a, b) -> {
+                java.util.concurrent.CompletableFuture<Boolean> passive = new java.util.concurrent.CompletableFuture<>();
+                Thread p = Thread.ofPlatform().start(() -> {
+                    try {
+                        passive.complete(a.cq.awaitReadyPassively(20, TimeUnit.SECONDS));
+                    } catch (InterruptedException e) {
+                        passive.completeExceptionally(e);
+                    }
+                });
+                java.util.concurrent.CompletableFuture<Boolean> active = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                    try {
+                        return a.cq.awaitReady(20, TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                        throw new IllegalStateException(e);
+                    }
+                });
+                Thread.sleep(100); // both wait
+                a.qp.postSend(new WorkRequest().wrId(1).opcode(Opcode.RDMA_WRITE).sge(a.mr, 0, 64)
+                        .remote(RemoteRegion.of(b.mr), 0));
+                assertThat(active.get(10, TimeUnit.SECONDS)).as("busy %s: the active waiter woke", busy).isTrue();
+                Thread.sleep(200);
+                assertThat(passive).as("busy %s: the passive waiter sleeps on", busy).isNotDone();
+
+                a.qp.postSend(new WorkRequest().wrId(2).opcode(Opcode.RDMA_WRITE).sge(a.mr, 0, 64)
+                        .remote(RemoteRegion.of(b.mr), 0));
+
+                assertThat(passive.get(10, TimeUnit.SECONDS)).as("busy %s: a push with no active waiter wakes it", busy)
+                        .isTrue();
+                p.join(5_000);
+                WorkCompletion[] wcs = WorkCompletion.array(2);
+                int n = a.cq.poll(wcs);
+                while (n < 2) {
+                    assertThat(a.cq.awaitReady(10, TimeUnit.SECONDS)).isTrue();
+                    n += a.cq.poll(WorkCompletion.array(1));
+                }
+            });
+        }
+    }
+
+    @Test
     void aDefaultDeviceLeavesAllCyclesToItsAgent() throws Exception {
         withPair(false, (a, b) -> {
             for (int i = 1; i <= 100; i++) {
