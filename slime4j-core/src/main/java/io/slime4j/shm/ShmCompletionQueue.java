@@ -28,6 +28,8 @@ import java.util.concurrent.locks.ReentrantLock;
 final class ShmCompletionQueue implements CompletionQueue {
     private static final VarHandle TAIL;
     private static final VarHandle WAITERS;
+    private static final VarHandle PASSIVE;
+    private static final VarHandle SPINNING;
     private static final WcStatus[] STATUSES = WcStatus.values();
     private static final WcOpcode[] OPCODES = WcOpcode.values();
 
@@ -35,6 +37,8 @@ final class ShmCompletionQueue implements CompletionQueue {
         try {
             TAIL = MethodHandles.lookup().findVarHandle(ShmCompletionQueue.class, "tail", long.class);
             WAITERS = MethodHandles.lookup().findVarHandle(ShmCompletionQueue.class, "waiters", int.class);
+            PASSIVE = MethodHandles.lookup().findVarHandle(ShmCompletionQueue.class, "passiveWaiters", int.class);
+            SPINNING = MethodHandles.lookup().findVarHandle(ShmCompletionQueue.class, "spinning", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -57,12 +61,17 @@ final class ShmCompletionQueue implements CompletionQueue {
     private volatile long head;
     private volatile boolean overflowed;
     private volatile int waiters;
+    /** Threads blocked in {@link #awaitReadyPassively}, woken only while no thread waits actively. */
+    private volatile int passiveWaiters;
+    /** Threads busy-polling for this queue ({@link #awaitReady} on a busy-polling device): active waiters. */
+    private volatile int spinning;
     private volatile boolean closed;
     private long lost;
     /** A wake-up is owed to the waiters (holder of the progress lock only). */
     private boolean wakePending;
     private final ReentrantLock lock = new ReentrantLock();
     private final Set<Thread> sleepers = ConcurrentHashMap.newKeySet();
+    private final Set<Thread> passiveSleepers = ConcurrentHashMap.newKeySet();
 
     ShmCompletionQueue(ShmDevice device, int capacity) {
         if (capacity < 1 || capacity > (1 << 24)) {
@@ -91,7 +100,7 @@ final class ShmCompletionQueue implements CompletionQueue {
                 overflowed = true;
                 device.onOverflow(this);
             }
-            wake();
+            wakeEveryone();
             return false;
         }
         int i = (int) (t & mask);
@@ -105,7 +114,7 @@ final class ShmCompletionQueue implements CompletionQueue {
         ssn[i] = sendSsn;
         owner.counters().increment(Counter.COMPLETIONS_GENERATED);
         TAIL.setVolatile(this, t + 1);
-        if (waiters > 0) {
+        if (waiters > 0 || passiveWaiters > 0 && spinning == 0) {
             if (device.progressing()) {
                 if (!wakePending) { // woken once, when the producer has pushed what this turn brought
                     wakePending = true;
@@ -124,8 +133,29 @@ final class ShmCompletionQueue implements CompletionQueue {
         wake();
     }
 
+    /**
+     * Unparks the threads blocked in {@link #awaitReady}, or when there are none and no thread
+     * busy-polls for this queue, those blocked in {@link #awaitReadyPassively} (as the soft
+     * device's queue does: an active waiter takes what it waited for, or hands it over).
+     */
     private void wake() {
+        if (waiters > 0) {
+            for (Thread t : sleepers) {
+                LockSupport.unpark(t);
+            }
+        } else if (spinning == 0) {
+            for (Thread t : passiveSleepers) {
+                LockSupport.unpark(t);
+            }
+        }
+    }
+
+    /** Unparks every blocked thread, active or passive (the queue overflowed or closed). */
+    private void wakeEveryone() {
         for (Thread t : sleepers) {
+            LockSupport.unpark(t);
+        }
+        for (Thread t : passiveSleepers) {
             LockSupport.unpark(t);
         }
     }
@@ -187,6 +217,36 @@ final class ShmCompletionQueue implements CompletionQueue {
     }
 
     @Override
+    public boolean awaitReadyPassively(long timeout, TimeUnit unit) throws InterruptedException {
+        if (ready()) {
+            return true;
+        }
+        long deadline = System.nanoTime() + unit.toNanos(timeout);
+        if (deadline - System.nanoTime() <= 0 || closed) {
+            return false;
+        }
+        Thread me = Thread.currentThread();
+        passiveSleepers.add(me);
+        PASSIVE.getAndAdd(this, 1); // then re-read the tail: a Dekker pair with push()
+        try {
+            while (!ready() && !closed) {
+                long remaining = deadline - System.nanoTime();
+                if (remaining <= 0) {
+                    return false;
+                }
+                LockSupport.parkNanos(this, remaining);
+                if (Thread.interrupted()) {
+                    throw new InterruptedException();
+                }
+            }
+            return ready();
+        } finally {
+            PASSIVE.getAndAdd(this, -1);
+            passiveSleepers.remove(me);
+        }
+    }
+
+    @Override
     public boolean awaitReady(long timeout, TimeUnit unit) throws InterruptedException {
         if (ready()) {
             return true;
@@ -226,6 +286,7 @@ final class ShmCompletionQueue implements CompletionQueue {
     /** Busy-polling: runs the device's duty cycles on this thread until a completion or the deadline. */
     private boolean spinUntilReady(long deadline) throws InterruptedException {
         device.spinning(1);
+        SPINNING.getAndAdd(this, 1); // then re-read the tail (ready) in the loop: a Dekker pair with push()
         try {
             int turns = 0;
             while (!closed) {
@@ -247,6 +308,7 @@ final class ShmCompletionQueue implements CompletionQueue {
             }
             return ready();
         } finally {
+            SPINNING.getAndAdd(this, -1);
             device.spinning(-1);
         }
     }
@@ -263,6 +325,6 @@ final class ShmCompletionQueue implements CompletionQueue {
     @Override
     public void close() {
         closed = true;
-        wake();
+        wakeEveryone();
     }
 }

@@ -1,0 +1,90 @@
+package io.slime4j.shm;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.slime4j.verbs.AccessFlags;
+import io.slime4j.verbs.CompletionQueue;
+import io.slime4j.verbs.MemoryRegion;
+import io.slime4j.verbs.Opcode;
+import io.slime4j.verbs.ProtectionDomain;
+import io.slime4j.verbs.QpConfig;
+import io.slime4j.verbs.QueuePair;
+import io.slime4j.verbs.WorkCompletion;
+import io.slime4j.verbs.WorkRequest;
+import java.lang.foreign.Arena;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * A passive waiter on an shm completion queue ({@link CompletionQueue#awaitReadyPassively}, an
+ * endpoint's dispatch thread) is not woken by a completion while another thread waits actively
+ * (blocked, or busy-polling) for that queue, and is woken by one pushed when no thread does: the
+ * same contract as the soft device's queue.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class PassiveWaiterTest {
+
+    @ParameterizedTest(name = "busyPoll={0}")
+    @ValueSource(booleans = {false, true})
+    void aCompletionWakesTheActiveWaiterAndNotThePassiveOneWhichALaterPushWakes(boolean busy) throws Exception {
+        try (Arena arena = Arena.ofShared()) {
+            ShmDevice a = ShmDevice.open(ShmConfig.builder().name("passive-a").busyPoll(busy).build());
+            ShmDevice b = ShmDevice.open(ShmConfig.builder().name("passive-b").busyPoll(busy).build());
+            try {
+                ProtectionDomain pdA = a.allocateProtectionDomain();
+                ProtectionDomain pdB = b.allocateProtectionDomain();
+                MemoryRegion src = pdA.register(SharedMemory.allocate(4096, arena), AccessFlags.ALL);
+                MemoryRegion dst = pdB.register(SharedMemory.allocate(4096, arena), AccessFlags.ALL);
+                CompletionQueue scq = a.createCompletionQueue(64);
+                CompletionQueue rcq = b.createCompletionQueue(64);
+                QueuePair qa = a.createQueuePair(pdA, QpConfig.defaults(), scq, a.createCompletionQueue(64));
+                QueuePair qb = b.createQueuePair(pdB, QpConfig.defaults(), b.createCompletionQueue(64), rcq);
+                qa.connect(qb.localInfo());
+                qb.connect(qa.localInfo());
+                for (int i = 0; i < 2; i++) {
+                    qb.postRecv(new WorkRequest().wrId(100 + i).sge(dst, 64L * i, 64));
+                }
+
+                CompletableFuture<Boolean> passive = new CompletableFuture<>();
+                Thread p = Thread.ofPlatform().start(() -> {
+                    try {
+                        passive.complete(rcq.awaitReadyPassively(20, TimeUnit.SECONDS));
+                    } catch (InterruptedException e) {
+                        passive.completeExceptionally(e);
+                    }
+                });
+                CompletableFuture<Boolean> active = CompletableFuture.supplyAsync(() -> {
+                    try {
+                        return rcq.awaitReady(20, TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                        throw new IllegalStateException(e);
+                    }
+                });
+                Thread.sleep(100); // both wait
+                qa.postSend(new WorkRequest().wrId(1).opcode(Opcode.SEND).sge(src, 0, 64));
+
+                assertThat(active.get(10, TimeUnit.SECONDS)).as("the active waiter woke").isTrue();
+                Thread.sleep(200);
+                assertThat(passive).as("the passive waiter sleeps on").isNotDone();
+
+                qa.postSend(new WorkRequest().wrId(2).opcode(Opcode.SEND).sge(src, 0, 64));
+
+                assertThat(passive.get(10, TimeUnit.SECONDS)).as("a push with no active waiter wakes it").isTrue();
+                p.join(5_000);
+                WorkCompletion[] wcs = WorkCompletion.array(2);
+                int n = rcq.poll(wcs);
+                while (n < 2) {
+                    int got = rcq.await(WorkCompletion.array(2), 10, TimeUnit.SECONDS);
+                    assertThat(got).as("both receives completed").isPositive();
+                    n += got;
+                }
+            } finally {
+                a.close();
+                b.close();
+            }
+        }
+    }
+}
