@@ -14,7 +14,8 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p>The thread sweeps its members' queues and handles what each holds, exactly as an endpoint's
  * own dispatch thread does (same lock, same order). When a sweep finds nothing it waits on the
- * queue that last had completions (woken by its producer at once) for a slice that starts at
+ * queue that last had completions (woken by its producer at once, unless a caller waits on that
+ * queue, which then takes what arrives) for a slice that starts at
  * {@value #MIN_IDLE_NANOS} ns and doubles up to {@value #MAX_IDLE_NANOS} ns, then sweeps again: a
  * completion of another member waits at most that long when no caller is helping (a caller
  * blocked in {@code await} takes its op's rail's queue over and is not delayed).

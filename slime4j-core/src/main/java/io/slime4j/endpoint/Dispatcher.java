@@ -16,8 +16,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * handling happen together under one lock, so completions are handled one batch at a time, in
  * queue order, whoever does it.
  *
- * <p>Usually its own thread does it: it waits in {@link CompletionQueue#awaitReady} with a bounded
- * timeout (no busy spin). A caller blocked in {@link TransferFuture#await()} (or {@code join},
+ * <p>Usually its own thread does it: it waits in {@link CompletionQueue#awaitReadyPassively} with a
+ * bounded timeout (no busy spin, and it never drives a busy-polling device). A caller blocked in {@link TransferFuture#await()} (or {@code join},
  * {@code get}) may instead take the queue over ({@link #help}): on a single-rail endpoint for any
  * op, on a multi-rail one for an op whose requests all went to this rail ({@link OpState#rail}). It
  * spins briefly ({@value #HELP_SPINS} looks), then waits on the completion queue itself and handles

@@ -152,6 +152,11 @@ final class AckScheduler {
         return pending || now;
     }
 
+    /** Whether an ACK asked for at once waits for the next cycle (busy-polling devices only). */
+    boolean owesRequestedAck() {
+        return requested;
+    }
+
     /** Whether the next ACK asks the sender to resend everything not SACKed. */
     boolean goBack() {
         return droppedAhead;

@@ -45,7 +45,7 @@ final class AgentCommands {
             return;
         }
         queue.add(command);
-        agent.wakeup();
+        agent.nudge();
     }
 
     /**
@@ -57,7 +57,7 @@ final class AgentCommands {
         if (onCaller()) {
             return;
         }
-        if (!duty.awaitCycles(2, QUIESCENCE_TIMEOUT_NANOS, agent::wakeup, agent::isRunning)) {
+        if (!duty.awaitCycles(2, QUIESCENCE_TIMEOUT_NANOS, agent::nudge, agent::isRunning)) {
             LOG.warn("device {}: agent did not complete a cycle within 5 s during deregistration", device);
         }
     }

@@ -43,6 +43,14 @@ final class DutyCycle {
 
     private final Work work;
     private final Work postWork;
+    private final Runnable missedPost;
+    /**
+     * A poster asked for a cycle ({@link #runForPoster}): set before it tries to take the right,
+     * cleared by each holder before its cycle reads the queues, and read again by the holder after
+     * it gave the right back. A post whose poster found the right held is thus either seen by the
+     * holder's cycle or makes the holder run one more (a Dekker pair of volatile accesses).
+     */
+    private volatile boolean postPending;
     private final boolean waitersDrive;
     private final java.util.function.Consumer<RuntimeException> waiterError;
     private volatile Thread holder;
@@ -52,6 +60,8 @@ final class DutyCycle {
     private volatile long byWaiters;
     /** {@link #byWaiters} when the agent last asked {@link #waitersActiveSinceLastLook} (agent thread only). */
     private long byWaitersSeen;
+    /** {@link #completed} when the agent last asked {@link #noCycleSinceLastLook} (agent thread only). */
+    private long completedSeen;
 
     /**
      * {@code waitersDrive}: the device busy-polls, so a thread waiting for its completions drives
@@ -59,13 +69,19 @@ final class DutyCycle {
      * agent does with its own, so the waiter goes on waiting); an {@link Error} propagates.
      */
     DutyCycle(Work work, boolean waitersDrive, java.util.function.Consumer<RuntimeException> waiterError) {
-        this(work, work, waitersDrive, waiterError);
+        this(work, work, waitersDrive, waiterError, () -> { });
     }
 
-    /** As above; {@code postWork} is the cycle a posting thread runs ({@link #runForPoster}). */
-    DutyCycle(Work work, Work postWork, boolean waitersDrive, java.util.function.Consumer<RuntimeException> waiterError) {
+    /**
+     * As above; {@code postWork} is the cycle a posting thread runs ({@link #runForPoster}), and
+     * {@code missedPost} is called when a post may have been passed over by every cycle so far
+     * (the agent must run one; {@link #runForPoster}).
+     */
+    DutyCycle(Work work, Work postWork, boolean waitersDrive, java.util.function.Consumer<RuntimeException> waiterError,
+              Runnable missedPost) {
         this.work = work;
         this.postWork = postWork;
+        this.missedPost = missedPost;
         this.waitersDrive = waitersDrive;
         this.waiterError = waiterError;
     }
@@ -87,12 +103,14 @@ final class DutyCycle {
 
     /**
      * A posting thread runs a cycle on a device whose waiters drive it, unless another thread runs
-     * one ({@link SoftDevice#onPosted}): as {@link #tryRun}, the poster's work (a cycle that sends
-     * without receiving), but a cycle's exception goes to the
+     * one ({@link SoftDevice#onPosted}): as {@link #tryRun}, the poster's work (a cycle that only
+     * sends, then a whole one), but a cycle's exception goes to the
      * handler given at construction (the post itself succeeded), and the cycle does not count as a
-     * waiter's (the agent takes over from a thread that only posts).
+     * waiter's (the agent takes over from a thread that only posts). An {@link Error} propagates out
+     * of {@code postSend}, although the request was posted.
      */
     int runForPoster() {
+        postPending = true; // then try to take the right: a Dekker pair with the holder's release
         try {
             return tryRun(postWork, false);
         } catch (RuntimeException e) {
@@ -109,6 +127,23 @@ final class DutyCycle {
         if (!HOLDER.compareAndSet(this, null, Thread.currentThread())) {
             return -1;
         }
+        int done = runHeld(cycle, waiter);
+        if (postPending) {
+            // a thread posted during the cycle and could not take the right: the cycle may have passed its
+            // queue pair already, so run one more (or, if another thread took the right, that one's covers it)
+            if (HOLDER.compareAndSet(this, null, Thread.currentThread())) {
+                done += runHeld(postWork, waiter);
+            }
+            if (postPending) {
+                missedPost.run();
+            }
+        }
+        return done;
+    }
+
+    /** Runs {@code cycle} with the right held, then gives it back (a volatile write: see {@link #postPending}). */
+    private int runHeld(Work cycle, boolean waiter) {
+        postPending = false; // before the cycle reads the queues: a post after this is seen, or sets it again
         try {
             return cycle.run(System.nanoTime());
         } finally {
@@ -116,7 +151,7 @@ final class DutyCycle {
             if (waiter) {
                 byWaiters = byWaiters + 1;
             }
-            HOLDER.setRelease(this, null);
+            HOLDER.setVolatile(this, null);
         }
     }
 
@@ -160,6 +195,14 @@ final class DutyCycle {
         boolean active = n != byWaitersSeen || waiters > 0;
         byWaitersSeen = n;
         return active;
+    }
+
+    /** For the agent only: whether no cycle ended since the agent last asked (whoever would have run it). */
+    boolean noCycleSinceLastLook() {
+        long n = completed;
+        boolean none = n == completedSeen;
+        completedSeen = n;
+        return none;
     }
 
     /** Whether a thread waiting for a completion drives the cycles now (the agent need not). */

@@ -51,9 +51,16 @@ final class ProgressAgent implements Runnable {
      * a gap would hold a core beside the waiter (on 2 cores, beside both processes' waiters) and
      * each look costs a wake-up that preempts one. So twice the longest rest (20 ms) bounds how long
      * datagrams that arrive after the application stopped waiting wait for the agent; work posted
-     * meanwhile does not wait (the posting thread runs a cycle itself, {@link SoftDevice#onPosted}).
+     * meanwhile does not wait for it (the posting thread runs a cycle itself, or the holder of the
+     * cycle runs one more, {@link SoftDevice#onPosted}).
      */
     static final long STAND_ASIDE_NANOS = 50_000;
+    /**
+     * The longest rest that begins while an ACK asked for at once is owed (busy-polling defers it
+     * to the next cycle, for a reply to carry it): if the application neither replies nor waits
+     * again, the agent sends it within this, or within the rest under way when it became owed.
+     */
+    static final long ACK_OWED_REST_NANOS = 1_000_000;
     static final long STAND_ASIDE_MAX_NANOS = 10_000_000;
     private long restNanos = STAND_ASIDE_NANOS;
     /** The busy-spinning agent rests ({@link #rest}); {@link #restCut} asks it to stop. */
@@ -124,7 +131,7 @@ final class ProgressAgent implements Runnable {
         }
         devices = CopyOnWrite.with(devices, device);
         if (t != null && t.isAlive() && running) {
-            wakeup();
+            nudge();
             return;
         }
         running = true;
@@ -153,7 +160,7 @@ final class ProgressAgent implements Runnable {
             return true;
         }
         if (last) {
-            wakeup();
+            nudge();
             t.join(timeoutMillis);
             return !t.isAlive();
         }
@@ -165,7 +172,7 @@ final class ProgressAgent implements Runnable {
         long target = cycles + n;
         long deadline = System.nanoTime() + timeoutNanos;
         while (cycles < target && isRunning()) {
-            wakeup();
+            nudge();
             if (System.nanoTime() - deadline > 0) {
                 return false;
             }
@@ -207,7 +214,7 @@ final class ProgressAgent implements Runnable {
     public void run() {
         while (running) {
             if (standingAside && !restWasCut) {
-                if (waitersServeAll()) { // a waiter ran a cycle during the rest: rest again, run none
+                if (waitersServeAll() & !staleAckOwed()) { // a waiter ran a cycle during the rest: rest again
                     rest();
                     restNanos = Math.min(restNanos * 2, STAND_ASIDE_MAX_NANOS);
                     cycles++;
@@ -336,13 +343,55 @@ final class ProgressAgent implements Runnable {
     /** A busy-spinning agent's rest while waiters drive; {@link #endRest} cuts it short. */
     private void rest() {
         standingAside = true;
+        staleAckOwed(); // marks where each device's cycles stand as the rest begins
         resting = true; // then read restCut: a Dekker pair with endRest()
         if (!restCut) {
-            LockSupport.parkNanos(this, restNanos);
+            LockSupport.parkNanos(this, requestedAckOwed() ? Math.min(restNanos, ACK_OWED_REST_NANOS) : restNanos);
         }
         resting = false;
         restWasCut = restCut;
         restCut = false;
+    }
+
+    /**
+     * {@link #wakeup}, and also ends a busy-spinning agent's rest: for what must run soon whether or
+     * not waiters drive (commands, quiescence, detaching, a queue pair entering ERR), not for
+     * arrivals and receive posts, which the waiters handle.
+     */
+    void nudge() {
+        wakeup();
+        if (busySpin) {
+            endRest();
+        }
+    }
+
+    /**
+     * Whether a device owes an ACK its peer asked for at once that waits for the next cycle (a
+     * reply did not carry it): then the agent's next rest is short.
+     */
+    private boolean requestedAckOwed() {
+        for (SoftDevice d : devices) {
+            if (d.requestedAckOwed()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Whether a device owes such an ACK and no cycle ran on it since the agent last looked (the
+     * rest's start): nobody is about to send it, so the agent runs the cycle. Every device is asked,
+     * so that each one's mark moves on. While waiters and posters keep running cycles, an owed ACK is
+     * theirs to send (in the next cycle, or carried by a reply), and the agent does not take a core
+     * or a waiter's datagram for it.
+     */
+    private boolean staleAckOwed() {
+        boolean stale = false;
+        for (SoftDevice d : devices) {
+            boolean idle = d.duty().noCycleSinceLastLook();
+            stale |= idle && d.requestedAckOwed();
+        }
+        return stale;
     }
 
     /**

@@ -410,6 +410,11 @@ final class Responder implements Transmitter.PiggyBack {
         return ackSender.doWork(now);
     }
 
+    /** Whether an ACK asked for at once waits for the next cycle ({@link AckScheduler#owesRequestedAck}). */
+    boolean owesRequestedAck() {
+        return acks.owesRequestedAck();
+    }
+
     /** Whether no ACK is owed and no hole waits to be filled (nothing for a timer to do). */
     boolean quiet() {
         return !acks.owesAck() && !inbound.hasHoles();

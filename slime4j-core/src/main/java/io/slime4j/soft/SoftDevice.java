@@ -47,6 +47,8 @@ public final class SoftDevice implements VerbsDevice {
     private final ProgressAgent agent;
     private final AgentCommands commands;
     private final DutyCycle duty;
+    /** {@link #requestedAckOwed}: written by the cycle's holder at the end of each cycle. */
+    private volatile boolean requestedAckOwed;
     /** Waiters of completion queues, woken once at the end of the cycle that completed their work. */
     private final CompletionWakeups wakeups = new CompletionWakeups();
     private final MemorySegment scratch8 = Arena.ofAuto().allocate(8, 8);
@@ -77,7 +79,7 @@ public final class SoftDevice implements VerbsDevice {
         this.duty = new DutyCycle(this::doWork, this::doPostedWork, agent.busySpin(), e -> { // as the agent does with its own
             counters.increment(io.slime4j.verbs.Counter.AGENT_ERRORS);
             LOG.warn("a thread driving {} while it waited caught an exception; continuing", name, e);
-        });
+        }, agent::endRest);
         this.commands = new AgentCommands(name, agent, duty);
         this.jmx = JmxCounters.register(counters, "io.slime4j:type=SoftDevice,name=" + JmxCounters.quote(name));
         if (!driven) {
@@ -303,12 +305,28 @@ public final class SoftDevice implements VerbsDevice {
         agent.wakeup();
     }
 
+    /** Wakes the agent, also from a busy-polling agent's rest: something must run soon (see {@link ProgressAgent#nudge}). */
+    void nudge() {
+        agent.nudge();
+    }
+
+    /**
+     * Whether, at the end of the last cycle, a queue pair owed an ACK the peer asked for at once
+     * and that waits for the next cycle (busy-polling, {@link AckScheduler}): the agent then does
+     * not stand aside for long ({@link ProgressAgent}). Any thread.
+     */
+    boolean requestedAckOwed() {
+        return requestedAckOwed;
+    }
+
     /**
      * A request was posted to a send queue. A default device wakes its agent. On a device whose
      * waiters drive it (busy-polling), the posting thread runs a cycle itself unless another
      * thread runs one: the request leaves now, without a hand-off, where its agent may be resting
      * while the application's threads drive ({@link ProgressAgent}). UCX sends from the caller's
-     * thread the same way. A cycle held by a waiter sends it in the waiter's next turn.
+     * thread the same way. A cycle held by another thread sends it, or, if it had passed the queue
+     * pair already, its holder runs one more when it gives the right back ({@link DutyCycle}); a
+     * holder that is not a waiter also cuts the agent's rest short.
      */
     void onPosted() {
         if (!duty.waitersDrive()) {
@@ -316,6 +334,8 @@ public final class SoftDevice implements VerbsDevice {
         } else if (duty.runForPoster() < 0 && !duty.drivenByWaiter()) {
             agent.endRest(); // held by another poster (or the spinning agent): make sure a cycle follows
         }
+        // held by a waiter: if its cycle passed this queue pair already, it runs one more when it gives the
+        // right back (DutyCycle.postPending)
     }
 
     /** Who runs this device's duty cycle now: its agent, or a waiter when it busy-polls. */
@@ -397,9 +417,12 @@ public final class SoftDevice implements VerbsDevice {
                 work += port.receive(dispatcher, RECEIVE_BATCH);
             }
             work += timers.poll(nowNanos, timeoutHandler);
+            boolean ackOwed = false;
             for (SoftQueuePair qp : queuePairs) {
                 work += qp.doWork(nowNanos);
+                ackOwed |= qp.owesRequestedAck();
             }
+            requestedAckOwed = ackOwed;
             // the threads waiting for the cycle's completions, once each, before the held datagrams
             // leave: a round trip's waiter does not wait for the ACK's system call (quiet A/B in
             // docs/PERFORMANCE.md: p50 52 -> 44 us against 66 us when woken after the flush)

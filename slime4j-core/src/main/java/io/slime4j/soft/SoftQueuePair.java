@@ -181,7 +181,7 @@ final class SoftQueuePair implements QueuePair {
     public void modifyToError() {
         if (state != QpState.ERR) {
             state = QpState.ERR;
-            device.wakeup();
+            device.nudge();
         }
     }
 
@@ -289,6 +289,11 @@ final class SoftQueuePair implements QueuePair {
         int work = sendAndComplete(now, s == QpState.RTS);
         work += responder.doWork(now);
         return work;
+    }
+
+    /** Whether an ACK the peer asked for at once waits for the next cycle (busy-polling devices). */
+    boolean owesRequestedAck() {
+        return responder.owesRequestedAck();
     }
 
     /** Nothing timed pending: no unacknowledged packet, owed response, RNR wait or owed ACK (see SoftDevice.quiet). */

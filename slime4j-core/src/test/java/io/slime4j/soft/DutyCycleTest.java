@@ -40,6 +40,35 @@ class DutyCycleTest {
     }
 
     @Test
+    void aPostThatFindsTheCycleHeldMakesTheHolderRunOneMoreWhenItGivesTheRightBack() throws Exception {
+        CountDownLatch inside = new CountDownLatch(1);
+        CountDownLatch leave = new CountDownLatch(1);
+        AtomicInteger postCycles = new AtomicInteger();
+        AtomicInteger missed = new AtomicInteger();
+        DutyCycle duty = new DutyCycle(now -> {
+            inside.countDown();
+            try {
+                leave.await(); // the holder's cycle passed the poster's queue pair already
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return 0;
+        }, now -> postCycles.incrementAndGet(), true, RETHROW, missed::incrementAndGet);
+        Thread holder = Thread.ofPlatform().start(() -> duty.tryRun());
+        assertThat(inside.await(5, TimeUnit.SECONDS)).isTrue();
+
+        assertThat(duty.runForPoster()).as("held by the other thread").isEqualTo(-1);
+        leave.countDown();
+        holder.join();
+
+        assertThat(postCycles.get()).as("one more cycle, run by the holder as it left").isEqualTo(1);
+        assertThat(missed.get()).as("nothing left for the agent").isZero();
+        assertThat(duty.completed()).isEqualTo(2);
+        assertThat(duty.tryRun()).as("no post pending: one cycle").isZero();
+        assertThat(duty.completed()).isEqualTo(3);
+    }
+
+    @Test
     void aWaiterRunsCyclesItselfUntilWhatItWaitsForIsReady() throws Exception {
         AtomicInteger cycles = new AtomicInteger();
         AtomicReference<Thread> ranOn = new AtomicReference<>();
