@@ -225,25 +225,7 @@ final class ShmCompletionQueue implements CompletionQueue {
         if (deadline - System.nanoTime() <= 0 || closed) {
             return false;
         }
-        Thread me = Thread.currentThread();
-        passiveSleepers.add(me);
-        PASSIVE.getAndAdd(this, 1); // then re-read the tail: a Dekker pair with push()
-        try {
-            while (!ready() && !closed) {
-                long remaining = deadline - System.nanoTime();
-                if (remaining <= 0) {
-                    return false;
-                }
-                LockSupport.parkNanos(this, remaining);
-                if (Thread.interrupted()) {
-                    throw new InterruptedException();
-                }
-            }
-            return ready();
-        } finally {
-            PASSIVE.getAndAdd(this, -1);
-            passiveSleepers.remove(me);
-        }
+        return sleepUntilReady(deadline, passiveSleepers, PASSIVE);
     }
 
     @Override
@@ -262,9 +244,14 @@ final class ShmCompletionQueue implements CompletionQueue {
         if (device.config().busyPoll()) {
             return spinUntilReady(deadline);
         }
+        return sleepUntilReady(deadline, sleepers, WAITERS);
+    }
+
+    /** Parks among {@code set}, counted in {@code count}, until a completion, the close or {@code deadline}. */
+    private boolean sleepUntilReady(long deadline, Set<Thread> set, VarHandle count) throws InterruptedException {
         Thread me = Thread.currentThread();
-        sleepers.add(me);
-        WAITERS.getAndAdd(this, 1);
+        set.add(me);
+        count.getAndAdd(this, 1); // then re-read the tail: a Dekker pair with push()
         try {
             while (!ready() && !closed) {
                 long remaining = deadline - System.nanoTime();
@@ -278,8 +265,8 @@ final class ShmCompletionQueue implements CompletionQueue {
             }
             return ready();
         } finally {
-            WAITERS.getAndAdd(this, -1);
-            sleepers.remove(me);
+            count.getAndAdd(this, -1);
+            set.remove(me);
         }
     }
 
