@@ -63,7 +63,10 @@ final class ShmCompletionQueue implements CompletionQueue {
     private volatile int waiters;
     /** Threads blocked in {@link #awaitReadyPassively}, woken only while no thread waits actively. */
     private volatile int passiveWaiters;
-    /** Threads busy-polling for this queue ({@link #awaitReady} on a busy-polling device): active waiters. */
+    /**
+     * Threads running the device's progress in {@link #awaitReady} for this queue (busy-polling, or
+     * the one turn a waiter helps with before it sleeps): active waiters, which poll what they push.
+     */
     private volatile int spinning;
     private volatile boolean closed;
     private long lost;
@@ -233,7 +236,12 @@ final class ShmCompletionQueue implements CompletionQueue {
         if (ready()) {
             return true;
         }
-        device.help();
+        SPINNING.getAndAdd(this, 1); // an active waiter while it helps: what its turn pushes is its own to poll
+        try {
+            device.help();
+        } finally {
+            SPINNING.getAndAdd(this, -1);
+        }
         if (ready()) {
             return true;
         }
