@@ -34,6 +34,15 @@ final class SplitReceiver {
         }
     }
 
+    /**
+     * A whole receive {@link #next} asked for brought a coalesced run: the back-off from peeking
+     * ends, since one peek serves a whole run (which taken whole crosses memory twice), as after a
+     * declined coalesced receive. The back-off is for streams of small single datagrams.
+     */
+    void coalescedReceivedWhole() {
+        peekSkips = 0;
+    }
+
     /** Datagrams the last {@link #next} that returned {@link #HANDED} handed over (several for a coalesced receive). */
     private int handedLast;
     /** Placements left before predicting again, after a misprediction (packets of several queue pairs interleave). */

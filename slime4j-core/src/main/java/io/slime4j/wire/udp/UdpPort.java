@@ -465,6 +465,9 @@ public final class UdpPort implements WirePort {
             lastPolled++;
             int length = channel.receivedLength();
             int segment = channel.segmentSize();
+            if (segment > 0 && placing != null) {
+                splitReceiver.coalescedReceivedWhole();
+            }
             if (segment > 0) {
                 int n = handOver(handler, sources.from(source), length, segment, 0);
                 handed += n;

@@ -162,6 +162,26 @@ class CoalescedPlacementTest {
         assertThat(h.whole.get(1)).isEqualTo(datagram(6));
     }
 
+    @Test
+    void aCoalescedRunTakenWholeDuringTheBackOffEndsIt() {
+        RunPlacing h = new RunPlacing(arena.allocate(TOTAL + 100), TOTAL);
+        UdpPort a = wire.bind("");
+        UdpPort b = wire.bind("");
+        sendOne(a, b, 5); // not the next: declined, and the back-off from peeking begins
+        Datagrams.settle();
+        assertThat(h.drain(b, 1)).isEqualTo(1);
+        sendRun(a, b, 6, 8); // a run, taken whole while backing off
+        Datagrams.settle();
+        assertThat(h.drain(b, 2)).isEqualTo(2);
+        sendRun(a, b, 8, COUNT);
+        Datagrams.settle();
+
+        assertThat(h.drain(b, 2)).isEqualTo(2);
+
+        assertThat(h.placed).as("the next run peeked and placed again: one peek serves a run").containsExactly(8, 9);
+        assertThat(h.whole).hasSize(3);
+    }
+
     /** Sends datagram {@code i} alone from {@code a} to {@code b}. */
     private void sendOne(UdpPort a, UdpPort b, int i) {
         MemorySegment header = arena.allocate(HEADER);
