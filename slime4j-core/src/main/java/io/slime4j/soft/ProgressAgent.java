@@ -216,7 +216,6 @@ final class ProgressAgent implements Runnable {
             if (standingAside && !restWasCut) {
                 if (waitersServeAll() & !staleAckOwed()) { // a waiter ran a cycle during the rest: rest again
                     rest();
-                    restNanos = Math.min(restNanos * 2, STAND_ASIDE_MAX_NANOS);
                     cycles++;
                     continue;
                 }
@@ -340,7 +339,10 @@ final class ProgressAgent implements Runnable {
         cycles++;
     }
 
-    /** A busy-spinning agent's rest while waiters drive; {@link #endRest} cuts it short. */
+    /**
+     * A busy-spinning agent's rest while waiters drive, each one in a row twice the last (up to
+     * {@link #STAND_ASIDE_MAX_NANOS}); {@link #endRest} cuts it short.
+     */
     private void rest() {
         standingAside = true;
         staleAckOwed(); // marks where each device's cycles stand as the rest begins
@@ -351,6 +353,7 @@ final class ProgressAgent implements Runnable {
         resting = false;
         restWasCut = restCut;
         restCut = false;
+        restNanos = Math.min(restNanos * 2, STAND_ASIDE_MAX_NANOS);
     }
 
     /**
@@ -395,9 +398,9 @@ final class ProgressAgent implements Runnable {
     }
 
     /**
-     * Ends a busy-spinning agent's rest now: work was posted that no cycle may send soon (the
-     * posting thread found the cycle held by a thread that is not waiting). A system call only
-     * while the agent rests.
+     * Ends a busy-spinning agent's rest now: work was posted that no cycle may send soon (a post
+     * came during the extra cycle a holder ran for an earlier one, {@link DutyCycle}), or something
+     * must run soon ({@link #nudge}). A system call only while the agent rests.
      */
     void endRest() {
         restCut = true;
@@ -416,7 +419,6 @@ final class ProgressAgent implements Runnable {
             if (busySpin) {
                 if (work == 0 && waitersServeAll()) {
                     rest(); // waiters drive the devices: one spinning thread is enough
-                    restNanos = Math.min(restNanos * 2, STAND_ASIDE_MAX_NANOS);
                 } else {
                     restNanos = STAND_ASIDE_NANOS;
                     Thread.onSpinWait();

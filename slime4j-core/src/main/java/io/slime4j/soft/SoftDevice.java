@@ -325,17 +325,14 @@ public final class SoftDevice implements VerbsDevice {
      * thread runs one: the request leaves now, without a hand-off, where its agent may be resting
      * while the application's threads drive ({@link ProgressAgent}). UCX sends from the caller's
      * thread the same way. A cycle held by another thread sends it, or, if it had passed the queue
-     * pair already, its holder runs one more when it gives the right back ({@link DutyCycle}); a
-     * holder that is not a waiter also cuts the agent's rest short.
+     * pair already, its holder runs one more when it gives the right back ({@link DutyCycle}).
      */
     void onPosted() {
-        if (!duty.waitersDrive()) {
+        if (duty.waitersDrive()) {
+            duty.runForPoster(); // held elsewhere: the holder runs one more if its cycle passed this queue pair
+        } else {
             agent.wakeup();
-        } else if (duty.runForPoster() < 0 && !duty.drivenByWaiter()) {
-            agent.endRest(); // held by another poster (or the spinning agent): make sure a cycle follows
         }
-        // held by a waiter: if its cycle passed this queue pair already, it runs one more when it gives the
-        // right back (DutyCycle.postPending)
     }
 
     /** Who runs this device's duty cycle now: its agent, or a waiter when it busy-polls. */

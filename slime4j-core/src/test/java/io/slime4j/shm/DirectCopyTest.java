@@ -78,6 +78,12 @@ class DirectCopyTest {
         return wcs[0];
     }
 
+    /** A 64-byte RDMA WRITE to {@code target} completes with REM_ACCESS_ERR, and {@code memory} stays zero. */
+    private void assertWriteRefused(RemoteRegion target, MemorySegment memory) throws InterruptedException {
+        assertThat(run(Opcode.RDMA_WRITE, 1, 0, 64, target, 0).status()).isEqualTo(WcStatus.REM_ACCESS_ERR);
+        assertThat(memory.get(ValueLayout.JAVA_LONG, 0)).isZero();
+    }
+
     /** The first request attaches the peer (the agent does); from then on the requester can copy itself. */
     private void attach(MemoryRegion dst) throws InterruptedException {
         assertThat(run(Opcode.RDMA_WRITE, 0, 0, 8, RemoteRegion.of(dst), 0).status()).isEqualTo(WcStatus.SUCCESS);
@@ -113,10 +119,7 @@ class DirectCopyTest {
                 | AccessFlags.REMOTE_READ);
         MemoryRegion dst = pdB.register(SharedMemory.allocate(8192, arena), AccessFlags.ALL);
         attach(dst);
-        // no REMOTE_WRITE
-        assertThat(run(Opcode.RDMA_WRITE, 1, 0, 64, RemoteRegion.of(readOnly), 0).status())
-                .isEqualTo(WcStatus.REM_ACCESS_ERR);
-        assertThat(readOnly.segment().get(ValueLayout.JAVA_LONG, 0)).isZero();
+        assertWriteRefused(RemoteRegion.of(readOnly), readOnly.segment()); // no REMOTE_WRITE
     }
 
     @Test
@@ -148,9 +151,7 @@ class DirectCopyTest {
         MemoryRegion dst = pdB.register(SharedMemory.allocate(8192, arena), AccessFlags.ALL);
         MemoryRegion other = b.allocateProtectionDomain().register(SharedMemory.allocate(8192, arena), AccessFlags.ALL);
         attach(dst);
-        assertThat(run(Opcode.RDMA_WRITE, 1, 0, 64, RemoteRegion.of(other), 0).status())
-                .isEqualTo(WcStatus.REM_ACCESS_ERR);
-        assertThat(other.segment().get(ValueLayout.JAVA_LONG, 0)).isZero();
+        assertWriteRefused(RemoteRegion.of(other), other.segment());
     }
 
     @Test
@@ -161,8 +162,7 @@ class DirectCopyTest {
         RemoteRegion stale = RemoteRegion.of(gone);
         MemorySegment memory = gone.segment();
         gone.close();
-        assertThat(run(Opcode.RDMA_WRITE, 1, 0, 64, stale, 0).status()).isEqualTo(WcStatus.REM_ACCESS_ERR);
-        assertThat(memory.get(ValueLayout.JAVA_LONG, 0)).isZero();
+        assertWriteRefused(stale, memory);
         long e = Layout.DEV_EXPORTS + ExportTable.slot(stale.remoteKey()) * Layout.X_SIZE;
         MemorySegment file = peerFileOf(b);
         assertThat(file.get(ValueLayout.JAVA_LONG, e + Layout.X_KEY)).as("exported key after close").isZero();
