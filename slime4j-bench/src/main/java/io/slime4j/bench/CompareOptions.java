@@ -29,6 +29,13 @@ final class CompareOptions {
     /** Untimed messages before each rate run's timed ones (the JIT's warm-up, not a tenth of the run). */
     int rateWarmup = 100_000;
     long bytes = 256L << 20;
+    /**
+     * Seconds of untimed transfers before each bandwidth size's timed ones, in rounds of a tenth of
+     * them (at least one round). Not a tenth alone: 256 MiB of 64 KiB writes is 4,096 of them,
+     * which ended before the JIT had compiled slime4j's post and completion path (the same-host
+     * 64 KiB write measured 1.7-2.2 GB/s after such a warm-up, 22 GB/s in a 64 GiB run).
+     */
+    double bandwidthWarmupSeconds = 2;
     int[] rateSizes = {32, 1 << 10};
     int rttSize = 64;
     int[] bandwidthSizes = {64 << 10, 1 << 20, 16 << 20};
@@ -57,6 +64,7 @@ final class CompareOptions {
                     case "--rtt-warmup" -> o.rttWarmup = nonNegative(name, Options.size(value));
                     case "--rate-warmup" -> o.rateWarmup = nonNegative(name, Options.size(value));
                     case "--bytes" -> o.bytes = positiveLong(name, Options.size(value));
+                    case "--bw-warmup" -> o.bandwidthWarmupSeconds = seconds(name, value);
                     case "--rate-sizes" -> o.rateSizes = sizes(name, value, 8);
                     case "--bandwidth-sizes" -> o.bandwidthSizes = sizes(name, value, 1);
                     case "--timeout" -> o.timeoutSeconds = positiveLong(name, Long.parseLong(value));
@@ -69,7 +77,7 @@ final class CompareOptions {
                     case "--out" -> o.out = Path.of(value);
                     case "--doc" -> o.doc = Path.of(value);
                     default -> throw new IllegalArgumentException("unknown option " + name
-                            + " (known: --systems --workloads --messages --round-trips --rtt-warmup --rate-warmup --bytes --rate-sizes"
+                            + " (known: --systems --workloads --messages --round-trips --rtt-warmup --rate-warmup --bytes --bw-warmup --rate-sizes"
                             + " --bandwidth-sizes --timeout --aeron-idle --out --doc)");
                 }
             } catch (NumberFormatException e) {
@@ -125,6 +133,15 @@ final class CompareOptions {
             throw new IllegalArgumentException(name + " must be 0 or more, was " + v);
         }
         return (int) v;
+    }
+
+    /** Seconds in [0, 600], as a decimal number. */
+    private static double seconds(String name, String value) {
+        double v = Double.parseDouble(value);
+        if (!(v >= 0 && v <= 600)) {
+            throw new IllegalArgumentException(name + " must be seconds in [0, 600], was " + value);
+        }
+        return v;
     }
 
     private static long positiveLong(String name, long v) {

@@ -171,7 +171,7 @@ final class JucxSide extends Side {
         } else {
             int window = CompareOptions.window(size);
             int n = options.transfers(size);
-            puts(size, window, Math.max(1, n / 10));
+            warmBandwidth(() -> puts(size, window, Math.max(1, n / 10)));
             long start = System.nanoTime();
             puts(size, window, n);
             link.result("bw." + size, (double) size * n / ((System.nanoTime() - start) / 1e3));

@@ -88,34 +88,66 @@ final class NioTcpSide extends Side {
         }
     }
 
+    /**
+     * A warm-up of rounds of a tenth of the transfers, each acknowledged, then a byte telling the
+     * reader whether another follows (the writer's clock decides, {@link #warmBandwidth}); then the
+     * timed round.
+     */
     @Override
     boolean bandwidth(int size) throws IOException {
         int n = options.transfers(size);
-        for (int round = 0; round < 2; round++) {
-            int count = round == 0 ? Math.max(1, n / 10) : n;
-            if (isA) {
-                long remaining = (long) count * size;
-                while (remaining > 0) {
-                    buffer.clear().limit((int) Math.min(buffer.capacity(), remaining));
-                    int r = channel.read(buffer);
-                    if (r < 0) {
-                        throw new IOException("TCP peer closed with " + remaining + " bytes to go");
-                    }
-                    remaining -= r;
-                }
-                writeFully(1);
-            } else {
-                long start = System.nanoTime();
-                for (int i = 0; i < count; i++) {
-                    writeFully(size);
-                }
-                readFully(1);
-                if (round == 1) {
-                    link.result("bw." + size, (double) size * count / ((System.nanoTime() - start) / 1e3));
-                }
-            }
+        int warmCount = Math.max(1, n / 10);
+        if (isA) {
+            do {
+                receive((long) warmCount * size);
+            } while (readByte() != 0);
+            receive((long) n * size);
+        } else {
+            long until = warmUntil();
+            boolean more;
+            do {
+                send(size, warmCount);
+                more = stillWarming(until);
+                writeByte(more ? 1 : 0);
+            } while (more);
+            long start = System.nanoTime();
+            send(size, n);
+            link.result("bw." + size, (double) size * n / ((System.nanoTime() - start) / 1e3));
         }
         return true;
+    }
+
+    /** Reads {@code total} bytes of a bulk round, then acknowledges them with one byte. */
+    private void receive(long total) throws IOException {
+        long remaining = total;
+        while (remaining > 0) {
+            buffer.clear().limit((int) Math.min(buffer.capacity(), remaining));
+            if (channel.read(buffer) < 0) {
+                throw new IOException("TCP peer closed with " + remaining + " bytes to go");
+            }
+            remaining -= buffer.position();
+        }
+        writeFully(1);
+    }
+
+    /** Writes {@code count} messages of {@code size} bytes and waits for the reader's acknowledgement. */
+    private void send(int size, int count) throws IOException {
+        for (int i = 0; i < count; i++) {
+            writeFully(size);
+        }
+        readFully(1);
+    }
+
+    private void writeByte(int v) throws IOException {
+        buffer.clear().put((byte) v).flip();
+        while (buffer.hasRemaining()) {
+            channel.write(buffer);
+        }
+    }
+
+    private int readByte() throws IOException {
+        readFully(1);
+        return buffer.get(0);
     }
 
     private void writeFully(int size) throws IOException {

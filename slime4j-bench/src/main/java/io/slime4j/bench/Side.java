@@ -135,6 +135,33 @@ abstract class Side {
         return nanos <= 0 ? 0 : messages * 1e9 / nanos;
     }
 
+    /** One untimed round of a bandwidth size's warm-up ({@link #warmBandwidth}). */
+    interface WarmRound {
+        void run() throws Exception;
+    }
+
+    /**
+     * Runs {@code round} (untimed transfers of one bandwidth size, a tenth of the timed ones) again
+     * until {@code --bw-warmup} seconds passed, at least once: the same warm-up by time for every
+     * system, so no figure is the JIT's.
+     */
+    void warmBandwidth(WarmRound round) throws Exception {
+        long until = warmUntil();
+        do {
+            round.run();
+        } while (stillWarming(until));
+    }
+
+    /** When a bandwidth warm-up started now ends. */
+    long warmUntil() {
+        return System.nanoTime() + (long) (options.bandwidthWarmupSeconds * 1e9);
+    }
+
+    /** Whether a bandwidth warm-up ending at {@code until} needs another round. */
+    static boolean stillWarming(long until) {
+        return System.nanoTime() - until < 0;
+    }
+
     /** Messages of one rate run: the untimed warm-up ones, then the timed ones. */
     int rateCount() {
         return Math.addExact(options.rateWarmup, options.messages);

@@ -188,12 +188,12 @@ final class SlimeSide extends Side {
         if (!isA) {
             int window = CompareOptions.window(size);
             int n = options.transfers(size);
-            writes(size, window, Math.max(1, n / 10), false);
+            warmBandwidth(() -> writes(size, window, Math.max(1, n / 10), false));
             long start = System.nanoTime();
             writes(size, window, n, false);
             link.result("bw." + size, (double) size * n / ((System.nanoTime() - start) / 1e3));
             if (shm) {
-                writes(size, window, Math.max(1, n / 10), true);
+                warmBandwidth(() -> writes(size, window, Math.max(1, n / 10), true));
                 start = System.nanoTime();
                 writes(size, window, n, true);
                 link.result("bwread." + size, (double) size * n / ((System.nanoTime() - start) / 1e3));
