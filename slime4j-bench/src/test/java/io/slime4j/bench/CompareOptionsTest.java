@@ -23,6 +23,12 @@ class CompareOptionsTest {
         assertThat(CompareOptions.parse(new String[] {"--rtt-warmup", "0"}).rttWarmup).isZero();
         assertThat(CompareOptions.parse(new String[] {"--rate-warmup", "1K"}).rateWarmup).isEqualTo(1024);
         assertThat(CompareOptions.parse(new String[] {}).rateWarmup).as("default").isEqualTo(100_000);
+        assertThat(CompareOptions.parse(new String[] {"--bw-warmup", "0.5"}).bandwidthWarmupSeconds).isEqualTo(0.5);
+        assertThat(CompareOptions.parse(new String[] {}).bandwidthWarmupSeconds).as("default").isEqualTo(2.0);
+        assertThatThrownBy(() -> CompareOptions.parse(new String[] {"--bw-warmup", "-1"}))
+                .hasMessageContaining("--bw-warmup").hasMessageContaining("-1");
+        assertThatThrownBy(() -> CompareOptions.parse(new String[] {"--bw-warmup", "soon"}))
+                .hasMessageContaining("--bw-warmup").hasMessageContaining("soon");
         assertThatThrownBy(() -> CompareOptions.parse(new String[] {"--rtt-warmup", "-1"}))
                 .hasMessageContaining("--rtt-warmup").hasMessageContaining("-1");
     }

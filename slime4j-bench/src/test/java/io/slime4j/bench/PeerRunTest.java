@@ -48,6 +48,22 @@ class PeerRunTest {
     }
 
     @Test
+    @Timeout(value = 90, unit = TimeUnit.SECONDS)
+    void tcpBandwidthWarmsUpForItsSecondsThenTimesOneRound() throws Exception {
+        // the reader learns in-band how many warm-up rounds come: a miscount hangs (the bound) or misreads
+        CompareOptions bw = CompareOptions.parse(new String[] {"--workloads", "bandwidth", "--bandwidth-sizes", "64K",
+                "--bytes", "64M", "--bw-warmup", "0.5", "--timeout", "20"});
+        Results results = new Results(List.of("tcp"));
+        long started = System.nanoTime();
+        try (PeerRun run = new PeerRun("tcp", bw, results)) {
+            run.await(60);
+        }
+        assertThat(results.skipReason("tcp")).isNull();
+        assertThat(results.get("tcp", "bw.65536")).isPositive();
+        assertThat(System.nanoTime() - started).as("at least the warm-up's half second").isGreaterThan(500_000_000L);
+    }
+
+    @Test
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
     void aRunPastItsBoundIsSkippedAndItsProcessesAreKilled() throws Exception {
         // two billion messages cannot finish within the bound of 9 s (1 s per workload it may have)
