@@ -74,6 +74,8 @@ final class Dispatcher implements Runnable, RailDrain {
     private final Thread thread;
     private final long pollNanos;
     private final CompletionQueue cq;
+    /** Whether a post may complete at once ({@link CompletionQueue#completesOnPost}): posters then handle it. */
+    private final boolean completesOnPost;
     /** Held while polling and handling a batch, by the dispatch thread or a helper. */
     private final ReentrantLock drain = new ReentrantLock();
     /** The caller currently waiting on the queue in the dispatch thread's stead, or null. */
@@ -90,6 +92,7 @@ final class Dispatcher implements Runnable, RailDrain {
                LaneRecovery lanes, DispatchGroup group) {
         this.lanes = lanes;
         this.cq = cq;
+        this.completesOnPost = cq.completesOnPost();
         this.name = lifecycle.name();
         this.lifecycle = lifecycle;
         this.failure = failure;
@@ -272,9 +275,54 @@ final class Dispatcher implements Runnable, RailDrain {
             return true;
         } finally {
             helper.set(null);
-            if (cq.awaitReady(0, TimeUnit.NANOSECONDS)) {
-                LockSupport.unpark(thread); // completions left behind: hand them to the dispatch thread now
+            wakeIfLeftBehind();
+        }
+    }
+
+    @Override
+    public boolean beginPosting() {
+        if (!completesOnPost || !running) {
+            return false;
+        }
+        Thread me = Thread.currentThread();
+        if (me == thread || drain.isHeldByCurrentThread() || !helper.compareAndSet(null, me)) {
+            return false;
+        }
+        cq.beginPolling();
+        return true;
+    }
+
+    /**
+     * Handles what the post completed (and whatever else is there) on the posting thread: the op's
+     * future may be complete when the call that posted it returns, with no dispatch thread woken.
+     */
+    @Override
+    public void endPosting() {
+        cq.endPolling();
+        try {
+            if (readyNow()) {
+                drainOnce();
             }
+        } finally {
+            helper.set(null);
+            wakeIfLeftBehind();
+        }
+    }
+
+    /** After a helper left: completions it left behind go to the dispatch thread now. */
+    private void wakeIfLeftBehind() {
+        if (readyNow()) {
+            LockSupport.unpark(thread);
+        }
+    }
+
+    /** Whether a completion is there, without running the device's progress (a passive look). */
+    private boolean readyNow() {
+        try {
+            return cq.awaitReadyPassively(0, TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt(); // keep the caller's interrupt; say yes, so that someone looks
+            return true;
         }
     }
 

@@ -205,14 +205,22 @@ final class IoPath {
         slot.subQp[sub] = q;
         slot.subLength[sub] = b.plan.length[r];
         slot.subRequest[sub] = r;
+        RailDrain drain = tracker.drainer(b.op);
+        boolean handles = drain != null && drain.beginPosting(); // a copy the post completes: taken here
         try {
-            sq.post(wr, slot.index, sub, r == b.lastOnQp[q], b.nextOnQp[r] >= slotEnd && pool.free() == 0);
-        } catch (RuntimeException e) {
-            sq.releaseCredit();
-            throw new StopPosting("posting to io QP " + q + " failed: " + e.getMessage(), e);
+            try {
+                sq.post(wr, slot.index, sub, r == b.lastOnQp[q], b.nextOnQp[r] >= slotEnd && pool.free() == 0);
+            } catch (RuntimeException e) {
+                sq.releaseCredit();
+                throw new StopPosting("posting to io QP " + q + " failed: " + e.getMessage(), e);
+            }
+            b.dataPosted++;
+            b.inlineImmPosted |= carriesImm;
+        } finally {
+            if (handles) {
+                drain.endPosting();
+            }
         }
-        b.dataPosted++;
-        b.inlineImmPosted |= carriesImm;
     }
 
     /** A send-queue credit of {@code sq}, waiting (bounded); close wakes the wait with spare credits. */

@@ -14,6 +14,18 @@ interface RailDrain {
      */
     Boolean help(OpSignal signal, long nanos) throws InterruptedException;
 
+    /**
+     * The calling thread is about to post a request of this rail that may complete inside the post
+     * ({@link io.slime4j.verbs.CompletionQueue#completesOnPost}): it takes the helper's place, so that
+     * the completion wakes no dispatch thread. False if it cannot (no such device, another caller
+     * helps, or this thread handles completions already): then it posts as usual and must not call
+     * {@link #endPosting}. The caller must not block before {@link #endPosting}.
+     */
+    boolean beginPosting();
+
+    /** After {@link #beginPosting} returned true: handles what is there on this thread, then leaves the helper's place. */
+    void endPosting();
+
     /** Whether the current thread is handling this rail's completions (its dispatch thread or a helper). */
     boolean isDispatching();
 }

@@ -126,7 +126,9 @@ final class Requester {
                     published++;
                     completed++;
                     direct++;
-                    now = System.nanoTime(); // a large copy took a while: a ring request's timer starts after it
+                    if (published < posted) {
+                        now = System.nanoTime(); // a large copy took a while: a ring request's timer starts after it
+                    }
                     continue;
                 }
                 lastProgressAt = now; // the ring's head request: its timer starts now

@@ -65,7 +65,8 @@ final class ShmCompletionQueue implements CompletionQueue {
     private volatile int passiveWaiters;
     /**
      * Threads running the device's progress in {@link #awaitReady} for this queue (busy-polling, or
-     * the one turn a waiter helps with before it sleeps): active waiters, which poll what they push.
+     * the one turn a waiter helps with before it sleeps), and posters between {@link #beginPolling()}
+     * and {@link #endPolling()}: active waiters, which poll what they push.
      */
     private volatile int spinning;
     private volatile boolean closed;
@@ -219,10 +220,30 @@ final class ShmCompletionQueue implements CompletionQueue {
         }
     }
 
+    /** True: a write or read into memory the peer exports is copied and completed inside the post. */
+    @Override
+    public boolean completesOnPost() {
+        return true;
+    }
+
+    /** Counted as an active waiter ({@link #spinning}) until {@link #endPolling()}: a Dekker pair with push(). */
+    @Override
+    public void beginPolling() {
+        SPINNING.getAndAdd(this, 1);
+    }
+
+    @Override
+    public void endPolling() {
+        SPINNING.getAndAdd(this, -1);
+    }
+
     @Override
     public boolean awaitReadyPassively(long timeout, TimeUnit unit) throws InterruptedException {
         if (ready()) {
             return true;
+        }
+        if (timeout <= 0) {
+            return false; // a look (no clock read: posters look after every post)
         }
         long deadline = System.nanoTime() + unit.toNanos(timeout);
         if (deadline - System.nanoTime() <= 0 || closed) {

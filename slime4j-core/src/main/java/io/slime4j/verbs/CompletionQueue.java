@@ -50,6 +50,31 @@ public interface CompletionQueue extends AutoCloseable {
         return awaitReady(timeout, unit);
     }
 
+    /**
+     * Whether a post to a queue pair of this queue may complete before the post returns, on the
+     * posting thread (the shared-memory device's copies into memory the peer exports). A consumer
+     * that polls right after such a post says so with {@link #beginPolling()}, so that what the
+     * post completes wakes no passive waiter for nothing.
+     */
+    default boolean completesOnPost() {
+        return false;
+    }
+
+    /**
+     * The calling thread polls this queue as soon as the calls it makes next return (a post that may
+     * complete at once): until {@link #endPolling()}, a completion wakes no thread blocked in
+     * {@link #awaitReadyPassively} (threads in {@link #awaitReady} are woken as always). Pair with
+     * {@link #endPolling()} in a {@code finally}, never block in between, and then poll, or wake
+     * the passive waiter if completions are left. Does nothing where {@link #completesOnPost()} is
+     * false.
+     */
+    default void beginPolling() {
+    }
+
+    /** Ends {@link #beginPolling()}; the caller polls next. */
+    default void endPolling() {
+    }
+
     /** Whether the queue overflowed. */
     boolean isOverflowed();
 

@@ -9,11 +9,13 @@ import io.slime4j.verbs.Opcode;
 import io.slime4j.verbs.ProtectionDomain;
 import io.slime4j.verbs.QpConfig;
 import io.slime4j.verbs.QueuePair;
+import io.slime4j.verbs.RemoteRegion;
 import io.slime4j.verbs.WorkCompletion;
 import io.slime4j.verbs.WorkRequest;
 import java.lang.foreign.Arena;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -86,5 +88,66 @@ class PassiveWaiterTest {
                 b.close();
             }
         }
+    }
+
+    /**
+     * A write into memory the peer exports completes inside the post; a poster that said it polls
+     * next ({@link CompletionQueue#beginPolling}) finds it there, and the passive waiter sleeps on.
+     * Posted the same way without it, the completion wakes the passive waiter.
+     */
+    @Test
+    void aPostThatCompletesAtOnceWakesNoPassiveWaiterWhileItsPosterPolls() throws Exception {
+        try (Arena arena = Arena.ofShared()) {
+            ShmDevice a = ShmDevice.open(ShmConfig.builder().name("inline-a").build());
+            ShmDevice b = ShmDevice.open(ShmConfig.builder().name("inline-b").build());
+            try {
+                ProtectionDomain pdA = a.allocateProtectionDomain();
+                ProtectionDomain pdB = b.allocateProtectionDomain();
+                MemoryRegion src = pdA.register(SharedMemory.allocate(4096, arena), AccessFlags.ALL);
+                MemoryRegion dst = pdB.register(SharedMemory.allocate(4096, arena), AccessFlags.ALL);
+                CompletionQueue scq = a.createCompletionQueue(64);
+                QueuePair qa = a.createQueuePair(pdA, QpConfig.defaults(), scq, a.createCompletionQueue(64));
+                QueuePair qb = b.createQueuePair(pdB, QpConfig.defaults(), b.createCompletionQueue(64),
+                        b.createCompletionQueue(64));
+                qa.connect(qb.localInfo());
+                qb.connect(qa.localInfo());
+                assertThat(scq.completesOnPost()).isTrue();
+
+                CompletableFuture<Boolean> passive = passiveWaiter(scq);
+                Thread.sleep(100); // it sleeps
+                scq.beginPolling();
+                try {
+                    qa.postSend(new WorkRequest().wrId(1).opcode(Opcode.RDMA_WRITE).sge(src, 0, 64)
+                            .remote(RemoteRegion.of(dst), 0));
+                } finally {
+                    scq.endPolling();
+                }
+                WorkCompletion[] wcs = WorkCompletion.array(4);
+                assertThat(scq.poll(wcs)).as("completed inside the post").isEqualTo(1);
+                assertThat(wcs[0].isSuccess()).isTrue();
+                Thread.sleep(200);
+                assertThat(passive).as("the passive waiter sleeps on").isNotDone();
+
+                qa.postSend(new WorkRequest().wrId(2).opcode(Opcode.RDMA_WRITE).sge(src, 0, 64)
+                        .remote(RemoteRegion.of(dst), 64));
+                assertThat(passive.get(10, TimeUnit.SECONDS)).as("a post without it wakes the passive waiter").isTrue();
+                assertThat(scq.poll(wcs)).isEqualTo(1);
+            } finally {
+                a.close();
+                b.close();
+            }
+        }
+    }
+
+    private static CompletableFuture<Boolean> passiveWaiter(CompletionQueue cq) {
+        CompletableFuture<Boolean> passive = new CompletableFuture<>();
+        Thread.ofPlatform().daemon().start(() -> {
+            try {
+                passive.complete(cq.awaitReadyPassively(20, TimeUnit.SECONDS));
+            } catch (InterruptedException e) {
+                passive.completeExceptionally(e);
+            }
+        });
+        return passive;
     }
 }
