@@ -84,6 +84,13 @@ final class CompareOptions {
                 throw new IllegalArgumentException(name + " needs a number, was '" + value + "'");
             }
         }
+        if (o.bandwidthWarmupSeconds * 2 > o.timeoutSeconds) {
+            if (o.raw.contains("--bw-warmup")) {
+                throw new IllegalArgumentException("--bw-warmup " + o.bandwidthWarmupSeconds + " s must be at most half of"
+                        + " --timeout (" + o.timeoutSeconds + " s): a peer's wait covers the warm-up and the timed round");
+            }
+            o.bandwidthWarmupSeconds = o.timeoutSeconds / 2.0; // the default, under a short --timeout
+        }
         return o;
     }
 

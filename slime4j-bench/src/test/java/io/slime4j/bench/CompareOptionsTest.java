@@ -27,6 +27,10 @@ class CompareOptionsTest {
         assertThat(CompareOptions.parse(new String[] {}).bandwidthWarmupSeconds).as("default").isEqualTo(2.0);
         assertThatThrownBy(() -> CompareOptions.parse(new String[] {"--bw-warmup", "-1"}))
                 .hasMessageContaining("--bw-warmup").hasMessageContaining("-1");
+        assertThatThrownBy(() -> CompareOptions.parse(new String[] {"--bw-warmup", "61", "--timeout", "120"}))
+                .hasMessageContaining("--bw-warmup").hasMessageContaining("--timeout");
+        assertThat(CompareOptions.parse(new String[] {"--timeout", "1"}).bandwidthWarmupSeconds)
+                .as("the default, under a short --timeout").isEqualTo(0.5);
         assertThatThrownBy(() -> CompareOptions.parse(new String[] {"--bw-warmup", "soon"}))
                 .hasMessageContaining("--bw-warmup").hasMessageContaining("soon");
         assertThatThrownBy(() -> CompareOptions.parse(new String[] {"--rtt-warmup", "-1"}))

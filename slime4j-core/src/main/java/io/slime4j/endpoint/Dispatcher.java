@@ -78,8 +78,17 @@ final class Dispatcher implements Runnable, RailDrain {
     private final boolean completesOnPost;
     /** Held while polling and handling a batch, by the dispatch thread or a helper. */
     private final ReentrantLock drain = new ReentrantLock();
-    /** The caller currently waiting on the queue in the dispatch thread's stead, or null. */
+    /**
+     * The caller currently handling the queue in the dispatch thread's stead (waiting on it, or
+     * posting a request that may complete at once), or null.
+     */
     private final AtomicReference<Thread> helper = new AtomicReference<>();
+    /**
+     * The dispatch thread parks while a helper handles the queue: a leaving helper unparks it, since
+     * a completion pushed after the helper's last look wakes no one else (the thread is not among
+     * the queue's passive waiters then).
+     */
+    private volatile boolean standingAside;
     private final LongAdder helped = new LongAdder();
     private volatile boolean running = true;
     /** The shared group whose thread serves this rail instead of an own one, or null. */
@@ -177,11 +186,14 @@ final class Dispatcher implements Runnable, RailDrain {
                 continue;
             }
             try {
+                standingAside = true; // then read helper: a Dekker pair with a leaving helper's unpark
                 if (helper.get() != null && cq.awaitReadyPassively(0, TimeUnit.NANOSECONDS)) {
-                    // a caller is about to handle what is there; it wakes us if it leaves completions behind,
-                    // and we look again within STAND_ASIDE_NANOS
+                    // a caller is about to handle what is there; it wakes us when it leaves, and we
+                    // look again within STAND_ASIDE_NANOS anyway
                     LockSupport.parkNanos(this, Math.min(pollNanos, STAND_ASIDE_NANOS));
+                    standingAside = false;
                 } else {
+                    standingAside = false;
                     // a passive wait: while a caller waits on the queue (or drives a busy-polling device for
                     // it), completions wake that caller, not this thread; ones pushed after it left wake us
                     cq.awaitReadyPassively(pollNanos, TimeUnit.NANOSECONDS);
@@ -275,7 +287,9 @@ final class Dispatcher implements Runnable, RailDrain {
             return true;
         } finally {
             helper.set(null);
-            wakeIfLeftBehind();
+            if (standingAside || cq.awaitReady(0, TimeUnit.NANOSECONDS)) {
+                LockSupport.unpark(thread); // completions left behind, or the dispatch thread waits for us
+            }
         }
     }
 
@@ -303,16 +317,14 @@ final class Dispatcher implements Runnable, RailDrain {
             if (readyNow()) {
                 drainOnce();
             }
+        } catch (Error e) {
+            // dispatch() failed the endpoint and logged it, which fails every op, this caller's too;
+            // thrown here it would leave the op this thread is posting half submitted
         } finally {
             helper.set(null);
-            wakeIfLeftBehind();
-        }
-    }
-
-    /** After a helper left: completions it left behind go to the dispatch thread now. */
-    private void wakeIfLeftBehind() {
-        if (readyNow()) {
-            LockSupport.unpark(thread);
+            if (standingAside || readyNow()) {
+                LockSupport.unpark(thread); // completions left behind, or the dispatch thread waits for us
+            }
         }
     }
 

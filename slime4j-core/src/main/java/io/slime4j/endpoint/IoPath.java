@@ -191,6 +191,15 @@ final class IoPath {
         }
     }
 
+    /**
+     * The largest request whose post this thread handles the completion of, where a post may
+     * complete at once ({@link RailDrain#beginPosting}). The rail's other completions wait meanwhile
+     * (the dispatch thread stands aside), for as long as the copy inside the post takes: a few
+     * microseconds at this size, where the dispatch thread's wake-up cost as much as the copy; a
+     * larger copy leaves its completion to the dispatch thread, whose wake-up is then negligible.
+     */
+    static final int HANDLED_BY_POSTER_MAX_BYTES = 256 << 10;
+
     /** Posts plan request {@code r} at position {@code sub} of {@code slot}, with a credit of its queue pair. */
     private void postRequest(IoBatch b, Slot slot, int sub, int r, int slotEnd) throws StopPosting {
         int q = b.plan.qp[r];
@@ -205,22 +214,16 @@ final class IoPath {
         slot.subQp[sub] = q;
         slot.subLength[sub] = b.plan.length[r];
         slot.subRequest[sub] = r;
-        RailDrain drain = tracker.drainer(b.op);
-        boolean handles = drain != null && drain.beginPosting(); // a copy the post completes: taken here
+        // a request the post may complete at once (a copy on the shm device) is handled by this thread
+        RailDrain drain = b.plan.length[r] <= HANDLED_BY_POSTER_MAX_BYTES ? tracker.drainer(b.op) : null;
         try {
-            try {
-                sq.post(wr, slot.index, sub, r == b.lastOnQp[q], b.nextOnQp[r] >= slotEnd && pool.free() == 0);
-            } catch (RuntimeException e) {
-                sq.releaseCredit();
-                throw new StopPosting("posting to io QP " + q + " failed: " + e.getMessage(), e);
-            }
-            b.dataPosted++;
-            b.inlineImmPosted |= carriesImm;
-        } finally {
-            if (handles) {
-                drain.endPosting();
-            }
+            sq.post(wr, slot.index, sub, r == b.lastOnQp[q], b.nextOnQp[r] >= slotEnd && pool.free() == 0, drain);
+        } catch (RuntimeException e) {
+            sq.releaseCredit();
+            throw new StopPosting("posting to io QP " + q + " failed: " + e.getMessage(), e);
         }
+        b.dataPosted++;
+        b.inlineImmPosted |= carriesImm;
     }
 
     /** A send-queue credit of {@code sq}, waiting (bounded); close wakes the wait with spare credits. */

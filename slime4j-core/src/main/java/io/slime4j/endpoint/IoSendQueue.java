@@ -113,7 +113,25 @@ final class IoSendQueue {
      *
      * @param lastOfOp whether no further request of the op will be posted on this queue pair
      * @param dryPool  whether it is its slot's last request here and no io slot is free
+     * @param drain    the rail whose completions the posting thread handles after the post if the
+     *                 post may complete at once ({@link RailDrain#beginPosting}, taken inside this
+     *                 queue's lock so that a poster waiting for the lock holds nothing), or null
      */
+    void post(WorkRequest wr, int slot, int sub, boolean lastOfOp, boolean dryPool, RailDrain drain) {
+        boolean handles = false;
+        try {
+            synchronized (this) {
+                handles = drain != null && drain.beginPosting();
+                post(wr, slot, sub, lastOfOp, dryPool);
+            }
+        } finally {
+            if (handles) {
+                drain.endPosting(); // outside the lock: handling a completion retires requests here
+            }
+        }
+    }
+
+    /** As above, with no completion handled by the poster. */
     void post(WorkRequest wr, int slot, int sub, boolean lastOfOp, boolean dryPool) {
         synchronized (this) {
             boolean periodic = sinceSignal + 1 >= every;
