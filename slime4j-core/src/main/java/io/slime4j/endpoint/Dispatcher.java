@@ -317,9 +317,13 @@ final class Dispatcher implements Runnable, RailDrain {
             if (readyNow()) {
                 drainOnce();
             }
+        } catch (RuntimeException e) {
+            anomalies.dispatchError("handling completions on a posting thread failed", e);
         } catch (Error e) {
-            // dispatch() failed the endpoint and logged it, which fails every op, this caller's too;
-            // thrown here it would leave the op this thread is posting half submitted
+            // fail the endpoint (as an Error on the dispatch thread does; a second fail is a no-op),
+            // which fails every op, this caller's too: thrown from the post it would leave that op
+            // half submitted and its post taken for a failed one
+            failure.fail(WcStatus.GENERAL_ERR, "handling completions on a posting thread failed: " + e);
         } finally {
             helper.set(null);
             if (standingAside || readyNow()) {
