@@ -287,9 +287,7 @@ final class Dispatcher implements Runnable, RailDrain {
             return true;
         } finally {
             helper.set(null);
-            if (standingAside || cq.awaitReady(0, TimeUnit.NANOSECONDS)) {
-                LockSupport.unpark(thread); // completions left behind, or the dispatch thread waits for us
-            }
+            handOver(cq.awaitReady(0, TimeUnit.NANOSECONDS));
         }
     }
 
@@ -326,9 +324,17 @@ final class Dispatcher implements Runnable, RailDrain {
             failure.fail(WcStatus.GENERAL_ERR, "handling completions on a posting thread failed: " + e);
         } finally {
             helper.set(null);
-            if (standingAside || readyNow()) {
-                LockSupport.unpark(thread); // completions left behind, or the dispatch thread waits for us
-            }
+            handOver(readyNow());
+        }
+    }
+
+    /**
+     * After a helper or poster gave the helper's place up ({@code helper} cleared, then the queue
+     * looked at): the dispatch thread takes what was left behind, or stops standing aside for it.
+     */
+    private void handOver(boolean completionsLeft) {
+        if (completionsLeft || standingAside) {
+            LockSupport.unpark(thread);
         }
     }
 

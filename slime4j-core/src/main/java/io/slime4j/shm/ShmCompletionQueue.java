@@ -257,11 +257,11 @@ final class ShmCompletionQueue implements CompletionQueue {
         if (ready()) {
             return true;
         }
-        SPINNING.getAndAdd(this, 1); // an active waiter while it helps: what its turn pushes is its own to poll
+        beginPolling(); // an active waiter while it helps: what its turn pushes is its own to poll
         try {
             device.help();
         } finally {
-            SPINNING.getAndAdd(this, -1);
+            endPolling();
         }
         if (ready()) {
             return true;
@@ -302,7 +302,7 @@ final class ShmCompletionQueue implements CompletionQueue {
     /** Busy-polling: runs the device's duty cycles on this thread until a completion or the deadline. */
     private boolean spinUntilReady(long deadline) throws InterruptedException {
         device.spinning(1);
-        SPINNING.getAndAdd(this, 1); // then re-read the tail (ready) in the loop: a Dekker pair with push()
+        beginPolling(); // then re-read the tail (ready) in the loop
         try {
             int turns = 0;
             while (!closed) {
@@ -324,7 +324,7 @@ final class ShmCompletionQueue implements CompletionQueue {
             }
             return ready();
         } finally {
-            SPINNING.getAndAdd(this, -1);
+            endPolling();
             device.spinning(-1);
         }
     }

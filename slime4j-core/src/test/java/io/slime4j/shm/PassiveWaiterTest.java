@@ -33,23 +33,12 @@ class PassiveWaiterTest {
     @ValueSource(booleans = {false, true})
     void aCompletionWakesTheActiveWaiterAndNotThePassiveOneWhichALaterPushWakes(boolean busy) throws Exception {
         try (Arena arena = Arena.ofShared(); Connected c = Connected.open("passive", busy, arena)) {
-            QueuePair qa = c.qa;
-            QueuePair qb = c.qb;
-            MemoryRegion src = c.src;
-            MemoryRegion dst = c.dst;
             CompletionQueue rcq = c.rcq;
             for (int i = 0; i < 2; i++) {
-                qb.postRecv(new WorkRequest().wrId(100 + i).sge(dst, 64L * i, 64));
+                c.qb.postRecv(new WorkRequest().wrId(100 + i).sge(c.dst, 64L * i, 64));
             }
 
-            CompletableFuture<Boolean> passive = new CompletableFuture<>();
-            Thread p = Thread.ofPlatform().start(() -> {
-                try {
-                    passive.complete(rcq.awaitReadyPassively(20, TimeUnit.SECONDS));
-                } catch (InterruptedException e) {
-                    passive.completeExceptionally(e);
-                }
-            });
+            CompletableFuture<Boolean> passive = passiveWaiter(rcq);
             CompletableFuture<Boolean> active = CompletableFuture.supplyAsync(() -> {
                 try {
                     return rcq.awaitReady(20, TimeUnit.SECONDS);
@@ -58,16 +47,15 @@ class PassiveWaiterTest {
                 }
             });
             Thread.sleep(100); // both wait
-            qa.postSend(new WorkRequest().wrId(1).opcode(Opcode.SEND).sge(src, 0, 64));
+            c.qa.postSend(new WorkRequest().wrId(1).opcode(Opcode.SEND).sge(c.src, 0, 64));
 
             assertThat(active.get(10, TimeUnit.SECONDS)).as("the active waiter woke").isTrue();
             Thread.sleep(200);
             assertThat(passive).as("the passive waiter sleeps on").isNotDone();
 
-            qa.postSend(new WorkRequest().wrId(2).opcode(Opcode.SEND).sge(src, 0, 64));
+            c.qa.postSend(new WorkRequest().wrId(2).opcode(Opcode.SEND).sge(c.src, 0, 64));
 
             assertThat(passive.get(10, TimeUnit.SECONDS)).as("a push with no active waiter wakes it").isTrue();
-            p.join(5_000);
             WorkCompletion[] wcs = WorkCompletion.array(2);
             int n = rcq.poll(wcs);
             while (n < 2) {
@@ -86,9 +74,6 @@ class PassiveWaiterTest {
     @Test
     void aPostThatCompletesAtOnceWakesNoPassiveWaiterWhileItsPosterPolls() throws Exception {
         try (Arena arena = Arena.ofShared(); Connected c = Connected.open("inline", false, arena)) {
-            QueuePair qa = c.qa;
-            MemoryRegion src = c.src;
-            MemoryRegion dst = c.dst;
             CompletionQueue scq = c.scq;
             assertThat(scq.completesOnPost()).isTrue();
 
@@ -99,8 +84,7 @@ class PassiveWaiterTest {
                 Thread.sleep(100); // it sleeps
                 scq.beginPolling();
                 try {
-                    qa.postSend(new WorkRequest().wrId(1).opcode(Opcode.RDMA_WRITE).sge(src, 0, 64)
-                            .remote(RemoteRegion.of(dst), 0));
+                    c.qa.postSend(c.write(1, 0));
                 } finally {
                     scq.endPolling();
                 }
@@ -117,8 +101,7 @@ class PassiveWaiterTest {
                 assertThat(scq.poll(wcs)).as("completed inside the post").isEqualTo(1);
                 assertThat(wcs[0].isSuccess()).isTrue();
 
-                qa.postSend(new WorkRequest().wrId(2).opcode(Opcode.RDMA_WRITE).sge(src, 0, 64)
-                        .remote(RemoteRegion.of(dst), 64));
+                c.qa.postSend(c.write(2, 64));
                 assertThat(passive.get(10, TimeUnit.SECONDS)).as("a post without it wakes the passive waiter")
                         .isTrue();
                 assertThat(scq.poll(wcs)).isEqualTo(1);
@@ -156,6 +139,12 @@ class PassiveWaiterTest {
             qa.connect(qb.localInfo());
             qb.connect(qa.localInfo());
             return new Connected(a, b, src, dst, scq, rcq, qa, qb);
+        }
+
+        /** A 64-byte RDMA WRITE from {@code src} into the peer's exported {@code dst} at {@code offset}. */
+        WorkRequest write(long wrId, long offset) {
+            return new WorkRequest().wrId(wrId).opcode(Opcode.RDMA_WRITE).sge(src, 0, 64)
+                    .remote(RemoteRegion.of(dst), offset);
         }
 
         @Override
