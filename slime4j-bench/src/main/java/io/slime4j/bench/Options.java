@@ -9,6 +9,12 @@ final class Options {
     int depth = 16;
     int mtu = 0; // from the path: 60 KiB on loopback, which carries such datagrams whole; 1408 at MTU 1500
     int rounds = 3;
+    /**
+     * How many message-sized buffers each side cycles through, for both systems alike: 1 is the TCP
+     * stream's (and iperf3's) footprint, one send buffer and one receive buffer; the depth gives
+     * every outstanding write a source and a target of its own.
+     */
+    int buffers = 1;
     /** This side's address (its device and the TCP client); the served side's. */
     String host = "127.0.0.1";
     String peerHost = "127.0.0.1";
@@ -32,6 +38,12 @@ final class Options {
                 case "--depth" -> o.depth = Integer.parseInt(value);
                 case "--mtu" -> o.mtu = (int) size(value);
                 case "--rounds" -> o.rounds = Integer.parseInt(value);
+                case "--buffers" -> {
+                    o.buffers = Integer.parseInt(value);
+                    if (o.buffers < 1) {
+                        throw new IllegalArgumentException("--buffers must be at least 1, was " + value);
+                    }
+                }
                 case "--host" -> o.host = value;
                 case "--peer-host" -> o.peerHost = value;
                 case "--peer-netns" -> o.peerNetns = value;
@@ -57,6 +69,11 @@ final class Options {
     /** The command prefix that runs the served side where it belongs. */
     java.util.List<String> peerPrefix() {
         return peerNetns == null ? java.util.List.of() : java.util.List.of("ip", "netns", "exec", peerNetns);
+    }
+
+    /** Bytes of message buffers on each side: {@link #buffers} of the largest size. */
+    long footprint() {
+        return (long) maxSize() * buffers;
     }
 
     int maxSize() {

@@ -10,21 +10,25 @@ import java.nio.channels.SocketChannel;
 /**
  * The baseline a Java user would write: a blocking NIO TCP stream of the same messages. The
  * server side reads everything and answers one byte per round, so the client times delivery,
- * not just buffering.
+ * not just buffering. Each side cycles through a footprint of message buffers, as the slime4j
+ * writes it is compared with do.
  */
 final class TcpStream {
-    private static final int BUFFER = 1 << 20;
+    private static final int MAX_READ = 1 << 20;
 
     private TcpStream() {}
 
-    /** Served side: accepts one connection, then per round reads an 8-byte total and that many bytes, and acks. */
-    static void serve(Handshake handshake, String host) throws IOException {
+    /**
+     * Served side: accepts one connection, then per round reads an 8-byte total and that many bytes
+     * into {@code footprint} bytes of buffer in turn (at most 1 MiB a read), and acks.
+     */
+    static void serve(Handshake handshake, String host, long footprint) throws IOException {
         try (ServerSocketChannel server = ServerSocketChannel.open()) {
             server.bind(new InetSocketAddress(host, 0));
             handshake.send("PORT " + ((InetSocketAddress) server.getLocalAddress()).getPort());
             try (SocketChannel channel = server.accept()) {
                 channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
-                ByteBuffer buffer = ByteBuffer.allocateDirect(BUFFER);
+                ByteBuffer buffer = ByteBuffer.allocateDirect(Math.toIntExact(footprint));
                 ByteBuffer header = ByteBuffer.allocate(8);
                 while (true) {
                     header.clear();
@@ -33,7 +37,10 @@ final class TcpStream {
                     }
                     long remaining = header.flip().getLong();
                     while (remaining > 0) {
-                        buffer.clear().limit((int) Math.min(BUFFER, remaining));
+                        if (buffer.position() == buffer.capacity()) {
+                            buffer.clear();
+                        }
+                        buffer.limit((int) Math.min(buffer.capacity(), buffer.position() + Math.min(MAX_READ, remaining)));
                         int n = channel.read(buffer);
                         if (n < 0) {
                             return;
@@ -55,15 +62,17 @@ final class TcpStream {
         return true;
     }
 
-    /** Client side: one connection, rounds of {@code count} messages of {@code size} bytes. */
+    /** Client side: one connection, rounds of {@code count} messages of {@code size} bytes from {@code buffers} buffers in turn. */
     static final class Client implements AutoCloseable {
         private final SocketChannel channel;
-        private final ByteBuffer message;
+        private final ByteBuffer footprint;
+        private final int buffers;
 
-        Client(String host, int port, int maxSize) throws IOException {
+        Client(String host, int port, int maxSize, int buffers) throws IOException {
             channel = SocketChannel.open(new InetSocketAddress(host, port));
             channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
-            message = ByteBuffer.allocateDirect(maxSize);
+            footprint = ByteBuffer.allocateDirect(Math.multiplyExact(maxSize, buffers));
+            this.buffers = buffers;
         }
 
         /** Sends {@code count} messages of {@code size} bytes and waits for the ack; returns nanoseconds. */
@@ -74,7 +83,8 @@ final class TcpStream {
                 channel.write(header);
             }
             for (int i = 0; i < count; i++) {
-                message.clear().limit(size);
+                int at = (i % buffers) * size;
+                ByteBuffer message = footprint.limit(at + size).position(at);
                 while (message.hasRemaining()) {
                     channel.write(message);
                 }

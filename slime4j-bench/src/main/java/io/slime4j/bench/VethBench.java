@@ -16,12 +16,14 @@ import java.util.concurrent.TimeUnit;
  * them; removed at the end. Per round: slime4j RDMA writes and the NIO TCP stream on the same veth
  * (fresh processes each; slime4j first in even rounds, TCP first in odd ones, since on this VM a
  * phase runs faster right after another busy one), then, with {@code --faults}, slime4j again under 5% random
- * drop on both sides' input and duplication of every datagram ({@code iptables statistic} and
- * {@code mangle TEE}). Prints each round and the medians: slime4j / TCP, and faulted / clean.
+ * drop on both sides' input and duplication of 5% of the datagrams each side sends
+ * ({@code iptables statistic}, {@code DROP} and {@code mangle TEE}; {@code --duplicate 1} duplicates
+ * every datagram, as the figures before 2026-11-27 evening did). Prints each round and the medians:
+ * slime4j / TCP, and faulted / clean. {@code --buffers} is {@link WriteBench}'s footprint, for both systems.
  *
  * <pre>
  * sudo java --enable-native-access=ALL-UNNAMED -cp ... io.slime4j.bench.VethBench
- *     [--sizes 64K,1M] [--bytes 128M] [--rounds 3] [--depth 16] [--faults]
+ *     [--sizes 64K,1M] [--bytes 128M] [--rounds 3] [--depth 16] [--buffers 1] [--faults] [--duplicate 0.05]
  * </pre>
  */
 public final class VethBench {
@@ -36,15 +38,24 @@ public final class VethBench {
         String sizes = "64K,1M";
         String bytes = "128M";
         String depth = "16";
+        String buffers = "1";
         int rounds = 3;
         boolean faults = false;
+        double duplicate = 0.05;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--sizes" -> sizes = args[++i];
                 case "--bytes" -> bytes = args[++i];
                 case "--depth" -> depth = args[++i];
                 case "--rounds" -> rounds = Integer.parseInt(args[++i]);
+                case "--buffers" -> buffers = args[++i];
                 case "--faults" -> faults = true;
+                case "--duplicate" -> {
+                    duplicate = Double.parseDouble(args[++i]);
+                    if (!(duplicate > 0 && duplicate <= 1)) {
+                        throw new IllegalArgumentException("--duplicate must be a probability in (0, 1], was " + args[i]);
+                    }
+                }
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
             }
         }
@@ -58,10 +69,12 @@ public final class VethBench {
         Runtime.getRuntime().addShutdownHook(new Thread(VethBench::removeQuietly));
         try {
             makeHosts();
-            System.out.printf("VethBench: two namespaces, veth MTU 1500, %s per size, %d rounds%s; load average %s%n",
-                    bytes, rounds, faults ? ", then slime4j under 5% drop + duplication" : "", load());
+            System.out.printf("VethBench: two namespaces, veth MTU 1500, %s per size, %s buffer(s) a side, %d rounds%s;"
+                    + " load average %s%n", bytes, buffers, rounds, faults ? String.format(
+                    ", then slime4j under 5%% drop + %.0f%% duplication", duplicate * 100) : "", load());
             for (int r = 0; r < rounds; r++) {
-                List<String> common = List.of("--sizes", sizes, "--bytes", bytes, "--depth", depth, "--rounds", "1",
+                List<String> common = List.of("--sizes", sizes, "--bytes", bytes, "--depth", depth, "--buffers", buffers,
+                        "--rounds", "1",
                         "--first", r % 2 == 0 ? "slime4j" : "tcp"); // a phase runs faster behind a busy one
                 double[][] both = writeBench(common, "both");
                 for (int i = 0; i < n; i++) {
@@ -69,7 +82,7 @@ public final class VethBench {
                     tcp[i][r] = both[i][1];
                 }
                 if (faults) {
-                    addFaults();
+                    addFaults(duplicate);
                     try {
                         double[][] f = writeBench(common, "slime4j");
                         for (int i = 0; i < n; i++) {
@@ -157,12 +170,17 @@ public final class VethBench {
         }
     }
 
-    private static void addFaults() throws Exception {
+    private static void addFaults(double duplicate) throws Exception {
         for (String[] side : new String[][] {{NS_A, NET + "2"}, {NS_B, NET + "1"}}) {
             run("ip", "netns", "exec", side[0], "iptables", "-I", "INPUT", "-p", "udp", "-m", "statistic", "--mode",
                     "random", "--probability", "0.05", "-j", "DROP");
-            run("ip", "netns", "exec", side[0], "iptables", "-t", "mangle", "-I", "OUTPUT", "-p", "udp", "-j", "TEE",
-                    "--gateway", side[1]);
+            List<String> tee = new ArrayList<>(List.of("ip", "netns", "exec", side[0], "iptables", "-t", "mangle", "-I",
+                    "OUTPUT", "-p", "udp"));
+            if (duplicate < 1) {
+                tee.addAll(List.of("-m", "statistic", "--mode", "random", "--probability", Double.toString(duplicate)));
+            }
+            tee.addAll(List.of("-j", "TEE", "--gateway", side[1]));
+            run(tee.toArray(String[]::new));
         }
     }
 

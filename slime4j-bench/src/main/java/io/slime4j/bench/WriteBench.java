@@ -33,8 +33,13 @@ import java.util.concurrent.TimeUnit;
  *
  * <pre>
  * java -cp ... io.slime4j.bench.WriteBench [--sizes 64K,1M] [--bytes 2G] [--depth 16] [--mtu 60K] [--rounds 3]
- *     [--first slime4j|tcp]
+ *     [--first slime4j|tcp] [--buffers 1]
  * </pre>
+ *
+ * <p>Both systems move the same bytes from the same footprint: {@code --buffers N} message-sized
+ * buffers on each side, cycled through in turn (slime4j's write {@code i} from source slot
+ * {@code i % N} to target slot {@code i % N}; the TCP stream's message {@code i} sent from buffer
+ * {@code i % N} and read into the receiver's {@code N} buffers in turn).
  *
  * <p>The two systems' phases alternate round by round, and so does which of them goes first
  * (starting with {@code --first}, default slime4j).
@@ -47,16 +52,17 @@ public final class WriteBench {
             Handshake h = new Handshake(new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)),
                     System.out);
             if (args[1].equals("tcp")) {
-                TcpStream.serve(h, args[2]);
+                TcpStream.serve(h, args[2], Long.parseLong(args[3]));
             } else {
-                serveSlime(h, Integer.parseInt(args[2]), Integer.parseInt(args[3]), args[4]);
+                serveSlime(h, Long.parseLong(args[2]), Integer.parseInt(args[3]), args[4]);
             }
             return;
         }
         Options o = Options.parse(args);
-        System.out.printf("WriteBench: %s per size, %d outstanding, mtu %s, %d rounds (slime4j and TCP phases alternating, %s first);"
-                + " two processes, %s -> %s%s; udp backend %s%n", Options.format(o.bytes), o.depth,
-                o.mtu == 0 ? "from the path" : Integer.toString(o.mtu), o.rounds, o.first, o.host, o.peerHost,
+        System.out.printf("WriteBench: %s per size, %d outstanding, %d buffer(s) a side, mtu %s, %d rounds (slime4j and TCP"
+                + " phases alternating, %s first); two processes, %s -> %s%s; udp backend %s%n", Options.format(o.bytes),
+                o.depth, o.buffers, o.mtu == 0 ? "from the path" : Integer.toString(o.mtu), o.rounds, o.first, o.host,
+                o.peerHost,
                 o.peerNetns == null ? "" : " (in network namespace " + o.peerNetns + ")",
                 UdpConfig.fromEnvironment().backend().resolve());
         int n = o.sizes.length;
@@ -108,9 +114,10 @@ public final class WriteBench {
 
     /** The TCP stream's phase of round {@code r}: every size into {@code tcp}. */
     private static void tcpPhase(Options o, double[][] tcp, int r) throws Exception {
-        try (ChildProcess tcpChild = new ChildProcess(o.peerPrefix(), WriteBench.class, "--serve", "tcp", o.peerHost);
+        try (ChildProcess tcpChild = new ChildProcess(o.peerPrefix(), WriteBench.class, "--serve", "tcp", o.peerHost,
+                Long.toString(o.footprint()));
              TcpStream.Client client = new TcpStream.Client(o.peerHost,
-                     Integer.parseInt(tcpChild.handshake.expect("PORT")), o.maxSize())) {
+                     Integer.parseInt(tcpChild.handshake.expect("PORT")), o.maxSize(), o.buffers)) {
             for (int i = 0; i < o.sizes.length; i++) {
                 int size = o.sizes[i];
                 int count = (int) (o.bytes / size);
@@ -137,11 +144,13 @@ public final class WriteBench {
         private final MemoryRegion source;
         private final RemoteRegion remote;
         private final int depth;
+        private final int buffers;
 
         SlimeSide(Options o) throws Exception {
             depth = o.depth;
+            buffers = o.buffers;
             child = new ChildProcess(o.peerPrefix(), WriteBench.class, "--serve", "slime4j",
-                    Integer.toString(o.maxSize() * o.depth), Integer.toString(o.mtu), o.peerHost);
+                    Long.toString(o.footprint()), Integer.toString(o.mtu), o.peerHost);
             wire = new UdpWire();
             device = SoftDevice.open(wire, "udp:" + o.host + ":0", SoftConfig.builder().name("bench").build());
             arena = Arena.ofShared();
@@ -155,11 +164,11 @@ public final class WriteBench {
             child.handshake.send("QP " + format(qp.localInfo()));
             qp.connect(peer);
             child.handshake.expect("READY");
-            source = pd.register(arena.allocate((long) o.maxSize() * o.depth, 4096), AccessFlags.ALL);
+            source = pd.register(arena.allocate(o.footprint(), 4096), AccessFlags.ALL);
         }
 
         long round(int size, int count) throws InterruptedException {
-            return writes(qp, cq, source, remote, size, count, depth);
+            return writes(qp, cq, source, remote, size, count, depth, buffers);
         }
 
         String counters() {
@@ -168,7 +177,7 @@ public final class WriteBench {
                     device.counters().get(Counter.RETRANSMITS), device.counters().get(Counter.TIMEOUTS),
                     SoftCounters.of(device).get(SoftCounter.SEND_DROPS), wire.ports().getFirst().offloads(),
                     wire.ports().getFirst().stats())
-                    + "\n  receiving port: " + peerStats();
+                    + "\n  sending engine: " + nonZero(device) + "\n  receiving port: " + peerStats();
         }
 
         private String peerStats() {
@@ -189,7 +198,7 @@ public final class WriteBench {
     }
 
     private static long writes(QueuePair qp, CompletionQueue cq, MemoryRegion source, RemoteRegion remote, int size,
-                               int count, int depth) throws InterruptedException {
+                               int count, int depth, int buffers) throws InterruptedException {
         WorkRequest wr = new WorkRequest();
         WorkCompletion[] wc = WorkCompletion.array(64);
         long start = System.nanoTime();
@@ -197,7 +206,7 @@ public final class WriteBench {
         int done = 0;
         while (done < count) {
             while (posted < count && posted - done < depth) {
-                long slot = (long) (posted % depth) * size;
+                long slot = (long) (posted % buffers) * size;
                 qp.postSend(wr.clear().wrId(posted).opcode(Opcode.RDMA_WRITE).sge(source, slot, size)
                         .remote(remote, slot));
                 posted++;
@@ -216,7 +225,7 @@ public final class WriteBench {
         return System.nanoTime() - start;
     }
 
-    private static void serveSlime(Handshake h, int regionBytes, int mtu, String host) throws Exception {
+    private static void serveSlime(Handshake h, long regionBytes, int mtu, String host) throws Exception {
         QpConfig qpConfig = QpConfig.builder().mtu(mtu).build();
         try (UdpWire wire = new UdpWire();
              SoftDevice device = SoftDevice.open(wire, "udp:" + host + ":0", SoftConfig.builder().name("bench-peer").build());
@@ -230,9 +239,20 @@ public final class WriteBench {
             qp.connect(parseQp(h.expect("QP")));
             h.send("READY");
             h.expect("STATS");
-            h.send("STATS " + wire.ports().getFirst().stats());
+            h.send("STATS " + wire.ports().getFirst().stats() + "; engine " + nonZero(device));
             h.expect("QUIT");
         }
+    }
+
+    /** The device's protocol counters that are not zero. */
+    private static String nonZero(SoftDevice device) {
+        StringBuilder b = new StringBuilder();
+        SoftCounters.of(device).snapshot().forEach((c, v) -> {
+            if (v != 0) {
+                b.append(b.isEmpty() ? "" : ", ").append(c.name().toLowerCase()).append('=').append(v);
+            }
+        });
+        return b.toString();
     }
 
     static String format(QpInfo info) {

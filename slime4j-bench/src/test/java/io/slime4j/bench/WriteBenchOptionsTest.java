@@ -3,9 +3,21 @@ package io.slime4j.bench;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.io.BufferedReader;
+import java.io.PipedInputStream;
+import java.io.PipedOutputStream;
+import java.io.PrintStream;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
-/** {@link WriteBench}'s options: which system's phase goes first, and a bad value named. */
+/**
+ * {@link WriteBench}'s options: which system's phase goes first, the footprint both systems
+ * share, and a bad value named; the TCP stream over a footprint of several buffers.
+ */
 class WriteBenchOptionsTest {
 
     @Test
@@ -19,5 +31,40 @@ class WriteBenchOptionsTest {
         assertThatThrownBy(() -> Options.parse(new String[] {"--first", "udp"}))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("--first must be slime4j or tcp, was udp");
+    }
+
+    @Test
+    void bothSystemsShareOneFootprintOfOneBufferUnlessToldOtherwise() {
+        Options o = Options.parse(new String[] {"--sizes", "64K,1M"});
+        assertThat(o.buffers).isEqualTo(1);
+        assertThat(o.footprint()).isEqualTo(1 << 20);
+        assertThat(Options.parse(new String[] {"--sizes", "64K,1M", "--buffers", "16"}).footprint()).isEqualTo(16L << 20);
+        assertThatThrownBy(() -> Options.parse(new String[] {"--buffers", "0"}))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("--buffers must be at least 1, was 0");
+    }
+
+    @Test
+    @Timeout(value = 30, unit = TimeUnit.SECONDS)
+    void theTcpStreamDeliversEveryByteThroughAFootprintOfSeveralBuffersOnEachSide() throws Exception {
+        PipedOutputStream toTest = new PipedOutputStream();
+        BufferedReader fromServer = new BufferedReader(new InputStreamReader(new PipedInputStream(toTest),
+                StandardCharsets.UTF_8));
+        Handshake server = new Handshake(new BufferedReader(new java.io.StringReader("")),
+                new PrintStream(toTest, true, StandardCharsets.UTF_8));
+        int size = 1000;
+        CompletableFuture<Void> served = CompletableFuture.runAsync(() -> {
+            try {
+                TcpStream.serve(server, "127.0.0.1", 3L * size); // a ring of 3 buffers, read across their ends
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+        int port = Integer.parseInt(new Handshake(fromServer, System.out).expect("PORT"));
+        try (TcpStream.Client client = new TcpStream.Client("127.0.0.1", port, size, 3)) {
+            assertThat(client.round(size, 10)).as("every byte read and acknowledged").isPositive();
+            assertThat(client.round(700, 7)).as("a smaller size through the same ring").isPositive();
+        }
+        served.get(10, TimeUnit.SECONDS); // the server returns once the client closes
     }
 }
