@@ -8,14 +8,21 @@ import static io.slime4j.soft.HeaderFlyweight.before;
 /**
  * Finds out what of the {@link OutboundStream} was delivered and what was lost, and queues the
  * lost segments to be sent again: cumulative ACKs, SACK bitmaps, duplicate ACKs and the
- * receiver's go-back request; RACK-style loss detection (a segment is lost once one sent a
- * reordering window after it was delivered); a tail-loss probe; and the retransmit timeout with
- * exponential backoff and a retry budget. Round trips are measured by an {@link RttEstimator}
- * (Karn's rule); deliveries and losses are reported to the {@link CongestionControl}. Time comes
- * in as {@code now} on every call, so a test moves it by assignment. Progress agent thread only.
+ * receiver's go-back request; RACK loss detection (RFC 8985: a segment is lost once one sent after
+ * it was delivered and a round trip plus the {@link ReorderWindow} has passed since it left); a
+ * tail-loss probe; and the retransmit timeout with exponential backoff and a retry budget. Round
+ * trips are measured by an {@link RttEstimator} (Karn's rule); deliveries and losses are reported
+ * to the {@link CongestionControl}. Time comes in as {@code now} on every call, so a test moves it
+ * by assignment. Progress agent thread only.
  */
 final class LossRecovery {
-    private static final long MIN_REORDER_WINDOW_NANOS = 50_000;
+    /** How often the duty cycle at most looks again for holes whose time came (a scan walks the holes). */
+    private static final long MIN_LOSS_SCAN_NANOS = 10_000;
+    /**
+     * The tail-loss probe's floor, in ACK delays: an ACK the receiver may hold back for one delay,
+     * and an agent's scheduling, must not make every pause a probe.
+     */
+    private static final int PROBE_FLOOR_ACK_DELAYS = 4;
 
     /** What a retransmit timer's expiry led to. */
     enum Timeout {
@@ -34,6 +41,7 @@ final class LossRecovery {
     private final CounterSet counters;
     private final int retryCount;
     private final long ackDelayNanos;
+    private final ReorderWindow reorder = new ReorderWindow();
 
     private boolean anyDelivered;
     private long lastDeliveryNanos;
@@ -41,8 +49,19 @@ final class LossRecovery {
     /** One past the highest SACKed PSN; holes below it are candidates for loss detection. */
     private int highestSacked;
     private long lastLossScanNanos;
-    /** Latest send time among segments known delivered (SACKed or ACKed): RACK's reference point. */
+    /**
+     * The segment sent last among those known delivered (SACKed or ACKed): RACK's reference point,
+     * by send time and, among segments sent at the same time (one duty cycle's burst), by PSN.
+     */
     private long newestDeliveredSentAt;
+    private int newestDeliveredPsn;
+    /** RACK.rtt: the round trip of that segment, measured when its delivery became known. */
+    private long rackRttNanos;
+    /** Segments the latest ACK reported SACKed beyond its cumulative point (RFC 8985's DupThresh test). */
+    private int sackedInLastAck;
+    /** Loss recovery: from a detected loss or a timeout until every PSN then sent is acknowledged. */
+    private boolean inRecovery;
+    private int recoveryPsn;
 
     LossRecovery(OutboundStream stream, CongestionControl congestion, RttEstimator rtt, TimerWheel timers,
                  CounterSet counters, int retryCount, long ackDelayNanos) {
@@ -83,15 +102,16 @@ final class LossRecovery {
             return false; // old (reordered), beyond what we sent, or nothing new
         }
         counters.increment(SoftCounter.ACKS_RECEIVED);
+        lastDeliveryNanos = now; // progress, also when every segment it retires was SACKed before
         int newly = 0;
         for (int psn = una; psn != ackPsn; psn++) {
             SendSegment s = stream.at(psn);
             timers.cancel(s);
-            noteDelivered(s, now);
-            stream.leavePipe(s);
             if (!s.sacked) {
                 newly++;
+                noteDelivered(s, now); // a SACKed one was noted when its SACK came
             }
+            stream.leavePipe(s);
             s.acked = true;
             if ((s.flags & F_LAST) != 0) {
                 if (s.wqe != null) {
@@ -117,6 +137,9 @@ final class LossRecovery {
         if (before(highestSacked, ackPsn)) {
             highestSacked = ackPsn;
         }
+        if (inRecovery && !before(ackPsn, recoveryPsn)) {
+            inRecovery = false;
+        }
         congestion.onAck(newly, ackPsn);
         return true;
     }
@@ -131,6 +154,7 @@ final class LossRecovery {
             stream.at(ackPsn).sacked = false;
         }
         int bits = ack.sackBits();
+        sackedInLastAck = 0;
         int highest = bits > 0 ? applySack(ack, bits, now) : stream.una();
         boolean goBack = ack.goBack();
         if (goBack) {
@@ -156,6 +180,7 @@ final class LossRecovery {
                 if (w * 64 + b >= bits || !stream.inWindow(psn)) {
                     continue;
                 }
+                sackedInLastAck++;
                 SendSegment s = stream.at(psn);
                 if (!s.sacked) {
                     s.sacked = true;
@@ -175,18 +200,38 @@ final class LossRecovery {
         return highest;
     }
 
+    /**
+     * A segment's delivery became known (its first SACK, or its cumulative ACK if never SACKed):
+     * RACK's reference point moves to it if it was sent later; one sent earlier, never resent,
+     * arrived behind a later one: the path reorders.
+     */
     private void noteDelivered(SendSegment s, long now) {
         lastDeliveryNanos = now;
-        if (!anyDelivered || s.sentAt - newestDeliveredSentAt > 0) {
-            newestDeliveredSentAt = s.sentAt;
-            anyDelivered = true;
+        if (!anyDelivered || sentAfter(s.sentAt, s.psn, newestDeliveredSentAt, newestDeliveredPsn)) {
+            long roundTrip = now - s.sentAt;
+            // a resent segment's round trip is ambiguous: taken only if it cannot be the first copy's
+            if (!s.retransmitted || roundTrip >= reorder.minRtt()) {
+                newestDeliveredSentAt = s.sentAt;
+                newestDeliveredPsn = s.psn;
+                rackRttNanos = roundTrip;
+                anyDelivered = true;
+            }
+        } else if (!s.retransmitted) {
+            reorder.onReordering();
         }
+    }
+
+    /** Whether a segment sent at {@code at} as {@code psn} left after the one sent at {@code than} as {@code thanPsn}. */
+    private static boolean sentAfter(long at, int psn, long than, int thanPsn) {
+        return at - than > 0 || (at == than && before(thanPsn, psn));
     }
 
     /** A round-trip sample from a segment sent once and acknowledged just now (Karn's rule). */
     private void sampleRtt(SendSegment s, long now) {
         if (!s.retransmitted) {
-            rtt.sample(now - s.sentAt);
+            long sample = now - s.sentAt;
+            rtt.sample(sample);
+            reorder.onRttSample(sample);
         }
     }
 
@@ -199,7 +244,8 @@ final class LossRecovery {
     void onDutyCycle(long now) {
         guardHead(now);
         probeTail(now);
-        if (before(stream.una(), highestSacked) && now - lastLossScanNanos > reorderWindow() / 2) {
+        if (before(stream.una(), highestSacked)
+                && now - lastLossScanNanos > Math.max(MIN_LOSS_SCAN_NANOS, reorderWindow() / 2)) {
             detectLoss(highestSacked, now, false);
         }
     }
@@ -220,22 +266,30 @@ final class LossRecovery {
             }
         }
         if (any) {
+            enterRecovery();
             congestion.onLoss(stream.nxt());
         }
     }
 
+    private void enterRecovery() {
+        if (!inRecovery) {
+            inRecovery = true;
+            recoveryPsn = stream.nxt();
+        }
+    }
+
     /**
-     * RACK's rule: a segment is lost when a segment sent after it has been delivered, and either that
-     * one was sent more than a reordering window later or a round trip plus the window has passed.
-     * A segment just sent again is only judged lost on newer evidence, so nothing is resent in a loop.
+     * RACK's rule (RFC 8985): a segment is lost when a segment sent after it has been delivered and
+     * RACK.rtt plus the reordering window has passed since it was sent. A segment just sent again is
+     * only judged lost on newer evidence, so nothing is resent in a loop.
      */
     private boolean isLost(SendSegment s, long now, long reorderWindow) {
-        long lead = newestDeliveredSentAt - s.sentAt;
-        return anyDelivered && lead > 0 && (lead > reorderWindow || now - s.sentAt > rtt.srtt() + reorderWindow);
+        return anyDelivered && sentAfter(newestDeliveredSentAt, newestDeliveredPsn, s.sentAt, s.psn)
+                && now - s.sentAt - rackRttNanos >= reorderWindow;
     }
 
     private long reorderWindow() {
-        return Math.max(MIN_REORDER_WINDOW_NANOS, (long) (rtt.srtt() / 4));
+        return reorder.nanos(inRecovery, sackedInLastAck, rtt.srtt());
     }
 
     /**
@@ -254,12 +308,15 @@ final class LossRecovery {
     }
 
     /**
-     * Tail loss probe: when nothing was delivered for two round trips (at least half the ACK timeout)
+     * Tail loss probe (RFC 8985's TLP): when nothing was delivered for two round trips and an ACK
+     * delay (at least {@link #PROBE_FLOOR_ACK_DELAYS} ACK delays, at most the retransmit timeout)
      * while data is in flight, resend the oldest segment. Its delivery is fresh evidence that lets
-     * loss detection resend every older hole, instead of leaving a lost retransmission to the timer.
+     * loss detection resend every older hole, instead of leaving a lost retransmission, or the lost
+     * tail of a burst, to the retransmit timer.
      */
     private void probeTail(long now) {
-        long probeTimeout = Math.max((long) (2 * rtt.srtt()) + ackDelayNanos, rtt.ackTimeout() / 2);
+        long probeTimeout = Math.min(rto(),
+                Math.max((long) (2 * rtt.srtt()) + ackDelayNanos, PROBE_FLOOR_ACK_DELAYS * ackDelayNanos));
         if (stream.isEmpty() || now - lastDeliveryNanos < probeTimeout || now - lastProbeNanos < probeTimeout) {
             return;
         }
@@ -290,6 +347,7 @@ final class LossRecovery {
             s.sacked = false; // SACKed, yet still not executed a whole timeout later: send it again
         }
         counters.increment(Counter.TIMEOUTS);
+        enterRecovery();
         // The retry budget is spent by the oldest unacknowledged segment only: later ones may be
         // waiting behind it, and their timeouts say nothing about the peer (as in InfiniBand, where
         // the retry counter resets whenever the stream makes progress).

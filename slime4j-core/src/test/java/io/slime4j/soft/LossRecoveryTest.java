@@ -60,12 +60,41 @@ class LossRecoveryTest {
     }
 
     @Test
-    void reorderingWithinTheReorderWindowIsNotTakenForLoss() {
+    void onAPathNotSeenToReorderAHoleWithThreeLaterSegmentsSackedIsLostAtOnceEvenInTheSameBurst() {
+        h.send(6, 0); // one duty cycle's burst: one send time, told apart by PSN
+        h.now += 30_000;
+        h.loss.onAck(h.ack(0, 2, 3), h.now, h.responses);
+        assertThat(h.count(SoftCounter.FAST_RETRANSMITS)).as("two SACKed: below the duplicate threshold").isZero();
+
+        h.loss.onAck(h.ack(0, 2, 3, 4), h.now, h.responses);
+        assertThat(h.count(SoftCounter.FAST_RETRANSMITS)).as("three SACKed beyond the hole: 0 and 1 are lost")
+                .isEqualTo(2);
+        assertThat(h.stream.at(psn(5)).queuedForRetransmit).as("sent after every delivered one: not judged").isFalse();
+    }
+
+    @Test
+    void onceThePathReorderedReorderingWithinTheWindowIsNotTakenForLossAndTheWindowThenRuns() {
+        h.send(3, 1_000);
+        h.now += 30_000;
+        h.loss.onAck(h.ack(0, 1, 2), h.now, h.responses); // 0 overtaken by 1 and 2...
+        h.loss.onAck(h.ack(3), h.now, h.responses); // ...and then delivered: the path reorders
         h.send(6, 1_000); // all within 6 us
-        h.loss.onAck(h.ack(0, 2, 3, 4, 5), h.now, h.responses); // 0 and 1 overtaken, not lost
+        h.now += 30_000;
+        h.loss.onAck(h.ack(3, 5, 6, 7, 8), h.now, h.responses); // 3 and 4 overtaken
+
+        assertThat(h.count(SoftCounter.FAST_RETRANSMITS)).as("within the 50 us window").isZero();
+        h.now += ReorderWindow.MIN_NANOS;
+        h.loss.onDutyCycle(h.now);
+        assertThat(h.count(SoftCounter.FAST_RETRANSMITS)).as("a round trip and the window passed").isEqualTo(2);
+        assertThat(h.sendRetransmits()).isEqualTo(2);
+    }
+
+    @Test
+    void reorderingOfSegmentsSentTogetherWithFewSackedIsNotTakenForLoss() {
+        h.send(6, 1_000);
+        h.loss.onAck(h.ack(0, 4, 5), h.now, h.responses); // two overtook the rest: not yet a loss
 
         assertThat(h.count(SoftCounter.FAST_RETRANSMITS)).isZero();
-        assertThat(h.sendRetransmits()).isZero();
         h.loss.onAck(h.ack(6), h.now, h.responses);
         assertThat(h.stream.isEmpty()).isTrue();
         assertThat(h.congestion.window()).as("no reduction").isGreaterThan(32);
@@ -145,11 +174,13 @@ class LossRecoveryTest {
     }
 
     @Test
-    void aTailLossProbeResendsTheOldestSegmentWhenDeliveriesStop() {
+    void aTailLossProbeResendsTheOldestSegmentTwoRoundTripsAndAnAckDelayAfterDeliveriesStop() {
         SendSegment s = h.send();
-        h.now += OutboundHarness.ACK_TIMEOUT / 2 - 10_000;
+        long probeTimeout = (long) (2 * h.loss.rtt().srtt()) + OutboundHarness.ACK_DELAY;
+        assertThat(probeTimeout).as("well inside the retransmit timeout").isLessThan(h.loss.rto() / 2);
+        h.now += probeTimeout - 10_000;
         h.loss.onDutyCycle(h.now);
-        assertThat(s.queuedForRetransmit).as("not yet: half the ACK timeout is the floor").isFalse();
+        assertThat(s.queuedForRetransmit).as("not yet").isFalse();
 
         h.now += 20_000;
         h.loss.onDutyCycle(h.now);

@@ -83,22 +83,30 @@ class SoftDeviceDutyCycleTest {
     }
 
     @Test
-    void aPacketNobodyAcknowledgesIsSentAgainOnlyWhenTheClockPassesTheRetransmitTimeout() {
+    void aPacketNobodyAcknowledgesIsProbedAfterTwoRoundTripsThenSentAgainWhenTheClockPassesTheRetransmitTimeout() {
         postWrite();
         a.doWork(now);
         assertThat(a.counters().get(Counter.PACKETS_SENT)).isEqualTo(1);
 
-        now += ACK_TIMEOUT.toNanos() / 4; // b does not run: no ACK comes back
+        now += 1_000_000; // b does not run: no ACK comes back
         a.doWork(now);
-        assertThat(a.counters().get(Counter.RETRANSMITS)).as("before the RTO").isZero();
+        assertThat(a.counters().get(Counter.RETRANSMITS)).as("before the tail-loss probe").isZero();
+
+        now += 2_000_000; // two round trips (1 ms before any sample) and an ACK delay passed
+        a.doWork(now);
+        assertThat(a.counters().get(Counter.RETRANSMITS)).as("the tail-loss probe").isEqualTo(1);
+        assertThat(a.counters().get(Counter.TIMEOUTS)).isZero();
 
         now += ACK_TIMEOUT.toNanos();
         a.doWork(now);
+        assertThat(a.counters().get(Counter.TIMEOUTS)).as("the probe spent the first retry: twice the RTO").isZero();
+        now += ACK_TIMEOUT.toNanos();
+        a.doWork(now);
         assertThat(a.counters().get(Counter.TIMEOUTS)).isEqualTo(1);
-        assertThat(a.counters().get(Counter.RETRANSMITS)).isEqualTo(1);
+        assertThat(a.counters().get(Counter.RETRANSMITS)).isEqualTo(2);
 
-        b.doWork(now); // the original and the copy arrive: the copy is a duplicate, answered at once
-        assertThat(b.counters().get(Counter.DUPLICATES)).isEqualTo(1);
+        b.doWork(now); // the original and the two copies arrive: the copies are duplicates
+        assertThat(b.counters().get(Counter.DUPLICATES)).isEqualTo(2);
         assertThat(b.protocolCounters().get(SoftCounter.ACKS_SENT)).isEqualTo(1);
         a.doWork(now);
 
