@@ -9,7 +9,7 @@
  * takes in ACKs, NAKs and responses and completes requests in post order. Under them the
  * reliable stream has one class per mechanism: {@code OutboundStream}, {@code LossRecovery}
  * (SACK, RACK, tail-loss probe, RTO), {@code ReorderWindow}, {@code RttEstimator},
- * {@code CongestionControl} (AIMD),
+ * {@code CongestionControl} (AIMD with a loss floor),
  * {@code InboundStream}, {@code ReorderBuffer}, {@code AckScheduler}. The wire format is
  * {@code HeaderFlyweight}, read through the typed frames {@code DataFrame}, {@code AckFrame} and
  * {@code ResponseFrame}. Small packets for one peer leave together in one datagram per duty cycle

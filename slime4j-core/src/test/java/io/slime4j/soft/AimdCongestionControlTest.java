@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import org.junit.jupiter.api.Test;
 
 class AimdCongestionControlTest {
-    private final AimdCongestionControl cc = new AimdCongestionControl(32, 1024);
+    /** The peer's advertised window in packets, read by the congestion control on each loss. */
+    private int peerWindow;
+    private final AimdCongestionControl cc = new AimdCongestionControl(32, 1024, () -> peerWindow);
 
     @Test
     void slowStartGrowsByEachPacketAckedUpToTheWindowLimit() {
@@ -54,5 +56,30 @@ class AimdCongestionControlTest {
         assertThat(cc.window()).isEqualTo(w);
         cc.onTimeout(45, 50);
         assertThat(cc.window()).isEqualTo(AimdCongestionControl.MIN_CWND);
+    }
+
+    @Test
+    void lossFromAcksNeverCutsBelowAQuarterOfThePeersWindowWhileATimeoutStillRestartsFromTheFloor() {
+        peerWindow = 800; // loss floor 200
+        cc.onAck(32 + 400, 10); // slow start: 464
+        for (int i = 0; i < 20; i++) { // a loss in every round trip, as 5% random drop gives
+            cc.onLoss(100 + i * 10);
+            cc.onAck(1, 100 + i * 10); // the episode ends
+        }
+        assertThat(cc.window()).as("halved to the loss floor, not below").isBetween(200.0, 202.0);
+        assertThat(cc.allows(199)).isTrue();
+
+        cc.onTimeout(400, 500);
+        assertThat(cc.window()).as("the ACK clock stopped: from the floor").isEqualTo(AimdCongestionControl.MIN_CWND);
+        cc.onAck(1, 500);
+        cc.onLoss(600);
+        assertThat(cc.window()).as("a loss does not raise a window below the loss floor").isLessThan(200);
+        cc.onAck(300, 600);
+        assertThat(cc.window()).as("slow start back up to the threshold, at least the loss floor").isGreaterThan(200);
+
+        peerWindow = 20; // a small peer: the loss floor is MIN_CWND
+        assertThat(cc.lossFloor()).isEqualTo(AimdCongestionControl.MIN_CWND);
+        peerWindow = 1 << 20;
+        assertThat(cc.lossFloor()).as("never beyond the send window").isEqualTo(1024);
     }
 }

@@ -26,12 +26,14 @@ final class OutboundHarness {
     final AimdCongestionControl congestion;
     final LossRecovery loss;
     final ResponseQueue responses = new ResponseQueue();
+    /** The receive window the peer advertises, in packets, as the congestion control reads it. */
+    int peerWindowPackets = 0;
     private final MemorySegment ackBuffer = Arena.ofAuto().allocate(HEADER_LENGTH + MAX_SACK_BITS / 8);
     private final AckFrame ack = new AckFrame().wrap(ackBuffer);
 
     OutboundHarness(int window, int initialCwnd, int retryCount) {
         stream = new OutboundStream(window, INITIAL_PSN, (s, t) -> timedOut.add(s));
-        congestion = new AimdCongestionControl(initialCwnd, window);
+        congestion = new AimdCongestionControl(initialCwnd, window, () -> peerWindowPackets);
         loss = new LossRecovery(stream, congestion, new RttEstimator(ACK_TIMEOUT), timers, counters, retryCount,
                 ACK_DELAY);
     }
