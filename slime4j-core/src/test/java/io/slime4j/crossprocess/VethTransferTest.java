@@ -24,8 +24,10 @@ import org.junit.jupiter.api.Timeout;
  * (the payload per packet from the path MTU, UDP GSO and GRO on the native backend). Checked: the
  * queue pairs chose 1,408-byte payloads, bursts left with GSO, and no datagram was IP-fragmented
  * (the kernel's fragmentation and reassembly counters in {@code /proc/net/snmp} of both namespaces
- * stay unchanged). Then the same under 5% random drop on both sides' input and duplication of
- * every datagram ({@code iptables statistic} and {@code mangle TEE}; netem does not work here).
+ * stay unchanged). Then the same under 5% random drop on both sides' input and duplication of 5%
+ * of the datagrams each side sends ({@code iptables statistic} with {@code DROP} and with
+ * {@code mangle TEE}; netem does not work here). A datagram is a whole GSO run on the veth, so
+ * runs of up to 44 packets are lost and repeated at once.
  * Needs root: tagged {@code root}; a non-root run outside CI is skipped with a message, in CI it
  * fails.
  */
@@ -90,7 +92,8 @@ class VethTransferTest {
         for (String[] side : new String[][] {{NS_A, ADDRESS_B}, {NS_B, ADDRESS_A}}) {
             inNs(side[0], "iptables", "-I", "INPUT", "-p", "udp", "-m", "statistic", "--mode", "random",
                     "--probability", "0.05", "-j", "DROP");
-            inNs(side[0], "iptables", "-t", "mangle", "-I", "OUTPUT", "-p", "udp", "-j", "TEE", "--gateway", side[1]);
+            inNs(side[0], "iptables", "-t", "mangle", "-I", "OUTPUT", "-p", "udp", "-m", "statistic", "--mode",
+                    "random", "--probability", "0.05", "-j", "TEE", "--gateway", side[1]);
         }
         try {
             String output = transfer();
