@@ -145,6 +145,9 @@ final class SlimeSide extends Side {
         delta(b, "acks_sent", soft.get(SoftCounter.ACKS_SENT));
         delta(b, "rnr_naks_sent", hw.get(Counter.RNR_NAKS_SENT));
         delta(b, "retransmits", hw.get(Counter.RETRANSMITS));
+        delta(b, "fast_retransmits", soft.get(SoftCounter.FAST_RETRANSMITS));
+        delta(b, "tail_loss_probes", soft.get(SoftCounter.TAIL_LOSS_PROBES));
+        delta(b, "timeouts", hw.get(Counter.TIMEOUTS));
         delta(b, "out_of_order", soft.get(SoftCounter.OUT_OF_ORDER));
         delta(b, "duplicates", hw.get(Counter.DUPLICATES));
         System.err.println(b);

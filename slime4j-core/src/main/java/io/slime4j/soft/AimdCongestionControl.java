@@ -13,10 +13,12 @@ import java.util.function.IntSupplier;
  * the receive window the peer advertises (at least {@link #MIN_CWND}). Random, non-congestive loss
  * comes every few round trips at a few percent, and halving on each one would hold the window at
  * its floor (a 16-packet floor moved 10-46 MB/s across a 1,500-byte veth under 5% drop, against
- * 2-3 GB/s clean). As in IRN (Mittal et al., "Revisiting network support for RDMA", SIGCOMM 2018),
- * where loss recovery is selective and the packets in flight are capped near what the path holds,
- * a loss is resent at once and costs little, and the window keeps a share of what the receiver can
- * buffer. A timeout, the ACK clock stopping, still restarts from {@link #MIN_CWND}.
+ * 2-3 GB/s clean). Loss recovery is selective and fast, so a random loss costs a resend, and the
+ * window keeps a share of what the receiver can buffer. IRN (Mittal et al., "Revisiting network
+ * support for RDMA", SIGCOMM 2018) goes further: no cut on loss at all, with the packets in flight
+ * capped at the path's bandwidth-delay product. The price: on a shared, congested path a queue pair
+ * backs off on loss only down to the loss floor. A timeout, the ACK clock stopping, still restarts
+ * from {@link #MIN_CWND}, with slow start back up to at least the loss floor.
  */
 final class AimdCongestionControl implements CongestionControl {
     /** Congestion window floor after a timeout, and the loss floor's own floor. */

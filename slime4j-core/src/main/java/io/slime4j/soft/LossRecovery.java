@@ -19,10 +19,11 @@ final class LossRecovery {
     /** How often the duty cycle at most looks again for holes whose time came (a scan walks the holes). */
     private static final long MIN_LOSS_SCAN_NANOS = 10_000;
     /**
-     * The tail-loss probe's floor, in ACK delays: an ACK the receiver may hold back for one delay,
-     * and an agent's scheduling, must not make every pause a probe.
+     * The tail-loss probe's floor: a receiving agent descheduled for a time slice of a loaded
+     * machine must not make every pause a probe (at 200 us, rate runs on loopback sent about twice
+     * as many probes, each a duplicate for the receiver, with no gain under 5% drop on the veth).
      */
-    private static final int PROBE_FLOOR_ACK_DELAYS = 4;
+    static final long MIN_PROBE_TIMEOUT_NANOS = 1_000_000;
 
     /** What a retransmit timer's expiry led to. */
     enum Timeout {
@@ -45,16 +46,24 @@ final class LossRecovery {
 
     private boolean anyDelivered;
     private long lastDeliveryNanos;
-    private long lastProbeNanos;
-    /** One past the highest SACKed PSN; holes below it are candidates for loss detection. */
+    /** A tail-loss probe left and nothing was delivered since: no second one. */
+    private boolean probeOutstanding;
+    /**
+     * One past the highest PSN loss detection looks at: the highest SACKed, or everything sent when
+     * the delivery of a resent segment became the reference point (a tail probe's, say: every
+     * segment sent before it is then judged, also above the highest SACK).
+     */
     private int highestSacked;
+    /** A resent segment became the reference point: the next duty cycle judges up to {@link #highestSacked}. */
+    private boolean resentEvidence;
     private long lastLossScanNanos;
     /**
-     * The segment sent last among those known delivered (SACKed or ACKed): RACK's reference point,
-     * by send time and, among segments sent at the same time (one duty cycle's burst), by PSN.
+     * The segment sent last among those known delivered (SACKed or ACKed), by
+     * {@link SendSegment#sendOrder}: RACK's reference point.
      */
-    private long newestDeliveredSentAt;
-    private int newestDeliveredPsn;
+    private long newestDeliveredOrder;
+    /** RACK.fack: the highest PSN known delivered; one below it delivered later, never resent, was reordered. */
+    private int highestDeliveredPsn;
     /** RACK.rtt: the round trip of that segment, measured when its delivery became known. */
     private long rackRttNanos;
     /** Segments the latest ACK reported SACKed beyond its cumulative point (RFC 8985's DupThresh test). */
@@ -103,6 +112,7 @@ final class LossRecovery {
         }
         counters.increment(SoftCounter.ACKS_RECEIVED);
         lastDeliveryNanos = now; // progress, also when every segment it retires was SACKed before
+        probeOutstanding = false;
         int newly = 0;
         for (int psn = una; psn != ackPsn; psn++) {
             SendSegment s = stream.at(psn);
@@ -160,10 +170,14 @@ final class LossRecovery {
         if (goBack) {
             highest = stream.nxt();
         }
-        if ((duplicate || goBack || bits > 0) && !stream.isEmpty()) {
+        if (resentEvidence && before(highest, highestSacked)) {
+            highest = highestSacked;
+        }
+        if ((duplicate || goBack || bits > 0 || resentEvidence) && !stream.isEmpty()) {
             int una = stream.una();
             detectLoss(before(una, highest) ? highest : una + 1, now, goBack);
         }
+        resentEvidence = false;
     }
 
     /** Marks the segments the SACK bitmap reports; returns one past the highest (or the cumulative ACK). */
@@ -207,23 +221,25 @@ final class LossRecovery {
      */
     private void noteDelivered(SendSegment s, long now) {
         lastDeliveryNanos = now;
-        if (!anyDelivered || sentAfter(s.sentAt, s.psn, newestDeliveredSentAt, newestDeliveredPsn)) {
+        probeOutstanding = false;
+        if (!anyDelivered || !before(s.psn, highestDeliveredPsn)) {
+            highestDeliveredPsn = s.psn;
+        } else if (!s.retransmitted) {
+            reorder.onReordering(); // sent once, delivered after a higher PSN: the path reorders
+        }
+        if (!anyDelivered || s.sendOrder > newestDeliveredOrder) {
             long roundTrip = now - s.sentAt;
             // a resent segment's round trip is ambiguous: taken only if it cannot be the first copy's
             if (!s.retransmitted || roundTrip >= reorder.minRtt()) {
-                newestDeliveredSentAt = s.sentAt;
-                newestDeliveredPsn = s.psn;
+                newestDeliveredOrder = s.sendOrder;
                 rackRttNanos = roundTrip;
-                anyDelivered = true;
+                if (s.retransmitted) {
+                    resentEvidence = true;
+                    highestSacked = stream.nxt();
+                }
             }
-        } else if (!s.retransmitted) {
-            reorder.onReordering();
         }
-    }
-
-    /** Whether a segment sent at {@code at} as {@code psn} left after the one sent at {@code than} as {@code thanPsn}. */
-    private static boolean sentAfter(long at, int psn, long than, int thanPsn) {
-        return at - than > 0 || (at == than && before(thanPsn, psn));
+        anyDelivered = true;
     }
 
     /** A round-trip sample from a segment sent once and acknowledged just now (Karn's rule). */
@@ -244,8 +260,15 @@ final class LossRecovery {
     void onDutyCycle(long now) {
         guardHead(now);
         probeTail(now);
-        if (before(stream.una(), highestSacked)
-                && now - lastLossScanNanos > Math.max(MIN_LOSS_SCAN_NANOS, reorderWindow() / 2)) {
+        if (!before(stream.una(), highestSacked)) {
+            resentEvidence = false;
+            return;
+        }
+        // With no reordering window, every hole the evidence condemns is found when the evidence
+        // comes; with one, a hole's time comes later, so the holes are looked at again.
+        long window = reorderWindow();
+        if (resentEvidence || (window > 0 && now - lastLossScanNanos > Math.max(MIN_LOSS_SCAN_NANOS, window / 2))) {
+            resentEvidence = false;
             detectLoss(highestSacked, now, false);
         }
     }
@@ -284,8 +307,12 @@ final class LossRecovery {
      * only judged lost on newer evidence, so nothing is resent in a loop.
      */
     private boolean isLost(SendSegment s, long now, long reorderWindow) {
-        return anyDelivered && sentAfter(newestDeliveredSentAt, newestDeliveredPsn, s.sentAt, s.psn)
-                && now - s.sentAt - rackRttNanos >= reorderWindow;
+        return anyDelivered && s.sendOrder < newestDeliveredOrder && now - s.sentAt - rackRttNanos >= reorderWindow;
+    }
+
+    /** Whether the path was seen to reorder (for tests and diagnostics). */
+    boolean reorderingSeen() {
+        return reorder.reorderingSeen();
     }
 
     private long reorderWindow() {
@@ -309,25 +336,27 @@ final class LossRecovery {
 
     /**
      * Tail loss probe (RFC 8985's TLP): when nothing was delivered for two round trips and an ACK
-     * delay (at least {@link #PROBE_FLOOR_ACK_DELAYS} ACK delays, at most the retransmit timeout)
-     * while data is in flight, resend the oldest segment. Its delivery is fresh evidence that lets
-     * loss detection resend every older hole, instead of leaving a lost retransmission, or the lost
-     * tail of a burst, to the retransmit timer.
+     * delay (at least {@link #MIN_PROBE_TIMEOUT_NANOS}, at most the retransmit timeout) while data
+     * is in flight, resend the segment sent last, once until something is delivered again. If the
+     * tail was lost, the probe's delivery is evidence against every segment sent before it, which
+     * loss detection then resends; if only the receiver paused, the originals arrive first and the
+     * probe condemns nothing. It spends the oldest segment's first retry, as an early first timeout
+     * that re-arms its timer with the first backoff, so that a silent peer sees {@code retryCount}
+     * retransmissions in all and the budget still lasts the whole doubling schedule.
      */
     private void probeTail(long now) {
         long probeTimeout = Math.min(rto(),
-                Math.max((long) (2 * rtt.srtt()) + ackDelayNanos, PROBE_FLOOR_ACK_DELAYS * ackDelayNanos));
-        if (stream.isEmpty() || now - lastDeliveryNanos < probeTimeout || now - lastProbeNanos < probeTimeout) {
+                Math.max((long) (2 * rtt.srtt()) + ackDelayNanos, MIN_PROBE_TIMEOUT_NANOS));
+        if (probeOutstanding || retryCount == 0 || stream.isEmpty() || now - lastDeliveryNanos < probeTimeout) {
             return;
         }
-        SendSegment s = stream.at(stream.una());
-        if (!s.sacked && !s.acked && !s.queuedForRetransmit && now - s.sentAt > probeTimeout
-                && s.retries == 0 && retryCount > 0) {
-            // once per segment, as an early first timeout: it spends the first retry and re-arms the
-            // timer with the first backoff, so the budget still lasts the whole doubling schedule
-            lastProbeNanos = now;
-            s.retries = 1;
-            timers.schedule(s, now + backoff(1));
+        SendSegment s = stream.at(stream.nxt() - 1);
+        SendSegment head = stream.at(stream.una());
+        if (!s.sacked && !s.acked && !s.queuedForRetransmit && now - s.sentAt > probeTimeout && head.retries == 0) {
+            probeOutstanding = true;
+            counters.increment(SoftCounter.TAIL_LOSS_PROBES);
+            head.retries = 1;
+            timers.schedule(head, now + backoff(1));
             stream.leavePipe(s);
             stream.queueRetransmit(s);
         }

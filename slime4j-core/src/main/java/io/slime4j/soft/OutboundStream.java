@@ -25,6 +25,8 @@ final class OutboundStream {
     private int pipe;
     /** Bytes the peer can absorb in flight; until it says, an assumption that fits any socket buffer. */
     private long peerWindowBytes = INITIAL_PEER_WINDOW_BYTES;
+    /** Transmissions so far, new and repeated: {@link SendSegment#sendOrder}. */
+    private long transmissions;
 
     /** A window of {@code capacity} PSNs (a power of two) starting at {@code initialPsn}. */
     OutboundStream(int capacity, int initialPsn, SendSegment.Owner owner) {
@@ -64,6 +66,16 @@ final class OutboundStream {
 
     long peerWindowBytes() {
         return peerWindowBytes;
+    }
+
+    /**
+     * The segment goes on the wire now (first time or again): its send time and its place in the
+     * order of transmissions (several leave at one {@code now} in a duty cycle's burst), and the pipe.
+     */
+    void sent(SendSegment s, long now) {
+        s.sentAt = now;
+        s.sendOrder = ++transmissions;
+        enterPipe(s);
     }
 
     /** Takes the next PSN for a new packet and returns its (recycled) segment. */

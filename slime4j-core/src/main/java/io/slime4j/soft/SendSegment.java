@@ -31,6 +31,8 @@ final class SendSegment extends TimerWheel.Timer {
     boolean retransmitted;
     /** When it was last put on the wire. */
     long sentAt;
+    /** Its stream's count of transmissions when it was last put on the wire: the order things left in. */
+    long sendOrder;
     int retries;
 
     SendSegment(Owner owner) {
@@ -51,6 +53,7 @@ final class SendSegment extends TimerWheel.Timer {
         this.inPipe = false;
         this.retransmitted = false;
         this.sentAt = 0;
+        this.sendOrder = 0;
         this.retries = 0;
     }
 }

@@ -110,8 +110,7 @@ final class Transmitter {
             r.errorStatus(WcStatus.REM_ACCESS_ERR.ordinal());
             length = HEADER_LENGTH;
         }
-        s.sentAt = now;
-        stream.enterPipe(s);
+        stream.sent(s, now);
         if (!retransmission) {
             device.timers().schedule(s, now + loss.rto());
         } else {

@@ -101,6 +101,61 @@ class LossRecoveryTest {
     }
 
     @Test
+    void aResentHoleAckedTogetherWithTheOriginalsAfterItIsNoSignOfReordering() {
+        h.send(10, 0);
+        h.now += 30_000;
+        h.loss.onAck(h.ack(0, 1, 2, 3), h.now, h.responses);
+        assertThat(h.sendRetransmits()).as("0 lost: three SACKed beyond it").isEqualTo(1);
+        h.now += 30_000;
+        h.loss.onAck(h.ack(10), h.now, h.responses); // 0's copy and 4..9 in one cumulative ACK
+
+        assertThat(h.loss.reorderingSeen()).as("each delivery came in PSN order").isFalse();
+    }
+
+    @Test
+    void aHoleResentInTheSameBurstAsNewSegmentsIsNotJudgedLostAgainWhenTheyArrive() {
+        h.send(10, 0);
+        h.now += 30_000;
+        h.loss.onAck(h.ack(0, 1, 2, 3), h.now, h.responses);
+        h.send(5, 0); // new segments 10..14, then the resend of 0, all at one clock reading
+        h.sendRetransmits();
+        h.now += 30_000;
+        h.loss.onAck(h.ack(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14), h.now, h.responses);
+
+        assertThat(h.count(SoftCounter.FAST_RETRANSMITS)).as("the copy of 0 left after 14: not judged by it")
+                .isEqualTo(1);
+    }
+
+    @Test
+    void theDeliveryOfATailProbeCondemnsEverySegmentSentBeforeIt() {
+        h.send(20, 1_000);
+        h.now += 100_000;
+        h.loss.onAck(h.ack(10), h.now, h.responses); // 10..19 lost, nothing SACKed
+        h.now += 2 * (long) h.loss.rtt().srtt() + OutboundHarness.ACK_DELAY + 1;
+        h.loss.onDutyCycle(h.now);
+        assertThat(h.stream.at(psn(19)).queuedForRetransmit).as("the probe: the last segment").isTrue();
+        assertThat(h.sendRetransmits()).isEqualTo(1);
+
+        h.now += 200_000;
+        h.loss.onAck(h.ack(10, 19), h.now, h.responses); // the probe arrived alone
+        assertThat(h.count(SoftCounter.FAST_RETRANSMITS)).as("10..18 were sent before the probe").isEqualTo(9);
+        assertThat(h.sendRetransmits()).isEqualTo(9);
+    }
+
+    @Test
+    void theDeliveryOfAResentHoleCondemnsTheSegmentsSentBeforeItAboveTheHighestSack() {
+        h.send(20, 1_000);
+        h.now += 100_000;
+        h.loss.onAck(h.ack(0, 1, 2, 3), h.now, h.responses); // 0 lost (three SACKed beyond); 4..19 too, unseen yet
+        assertThat(h.sendRetransmits()).isEqualTo(1);
+        h.now += 200_000;
+        h.loss.onAck(h.ack(4), h.now, h.responses); // 0's copy arrived, nothing beyond 3 did
+
+        assertThat(h.count(SoftCounter.FAST_RETRANSMITS)).as("0, then 4..19: sent before 0's copy")
+                .isEqualTo(1 + 16);
+    }
+
+    @Test
     void aDuplicateAckResendsTheHoleOnceASegmentSentAfterItWasDelivered() {
         h.send();
         h.now += 500_000; // more than the reordering window (a quarter of the smoothed RTT, about 1 ms)
@@ -174,19 +229,40 @@ class LossRecoveryTest {
     }
 
     @Test
-    void aTailLossProbeResendsTheOldestSegmentTwoRoundTripsAndAnAckDelayAfterDeliveriesStop() {
-        SendSegment s = h.send();
+    void aTailLossProbeResendsTheLastSegmentOnceTwoRoundTripsAndAnAckDelayAfterDeliveriesStop() {
+        h.send(3, 1_000);
+        SendSegment last = h.stream.at(psn(2));
         long probeTimeout = (long) (2 * h.loss.rtt().srtt()) + OutboundHarness.ACK_DELAY;
-        assertThat(probeTimeout).as("well inside the retransmit timeout").isLessThan(h.loss.rto() / 2);
+        assertThat(probeTimeout).as("well inside the retransmit timeout, above the floor").isLessThan(h.loss.rto() / 2)
+                .isGreaterThan(LossRecovery.MIN_PROBE_TIMEOUT_NANOS);
         h.now += probeTimeout - 10_000;
         h.loss.onDutyCycle(h.now);
-        assertThat(s.queuedForRetransmit).as("not yet").isFalse();
+        assertThat(last.queuedForRetransmit).as("not yet").isFalse();
 
         h.now += 20_000;
         h.loss.onDutyCycle(h.now);
-        assertThat(s.queuedForRetransmit).isTrue();
-        assertThat(s.retries).as("the probe spends the first retry").isEqualTo(1);
-        assertThat(h.count(Counter.TIMEOUTS)).as("without a timeout").isZero();
+        assertThat(last.queuedForRetransmit).as("the segment sent last").isTrue();
+        assertThat(h.stream.at(psn(0)).queuedForRetransmit).isFalse();
+        assertThat(h.stream.at(psn(0)).retries).as("the probe spends the oldest segment's first retry").isEqualTo(1);
+        assertThat(h.sendRetransmits()).isEqualTo(1);
+
+        h.now += 10 * probeTimeout;
+        h.loss.onDutyCycle(h.now);
+        assertThat(h.count(SoftCounter.TAIL_LOSS_PROBES)).as("one probe until something is delivered").isEqualTo(1);
+        assertThat(h.count(Counter.TIMEOUTS)).isZero();
+    }
+
+    @Test
+    void aProbeAfterAReceiverPausedCondemnsNothingWhenTheOriginalsArriveFirst() {
+        h.send(10, 1_000);
+        h.now += 2 * (long) h.loss.rtt().srtt() + OutboundHarness.ACK_DELAY + 20_000;
+        h.loss.onDutyCycle(h.now);
+        assertThat(h.sendRetransmits()).as("the probe").isEqualTo(1);
+        h.now += 100_000;
+        h.loss.onAck(h.ack(10), h.now, h.responses); // the receiver woke: everything, the probe a duplicate
+
+        assertThat(h.count(SoftCounter.FAST_RETRANSMITS)).isZero();
+        assertThat(h.stream.isEmpty()).isTrue();
     }
 
     @Test

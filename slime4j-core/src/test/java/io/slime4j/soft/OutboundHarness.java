@@ -75,8 +75,7 @@ final class OutboundHarness {
     }
 
     private void transmit(SendSegment s, boolean retransmission) {
-        s.sentAt = now;
-        stream.enterPipe(s);
+        stream.sent(s, now);
         if (!retransmission) {
             timers.schedule(s, now + loss.rto());
         } else {
