@@ -19,23 +19,28 @@ final class TcpStream {
     private TcpStream() {}
 
     /**
-     * Served side: accepts one connection, then per round reads an 8-byte total and that many bytes
-     * into {@code footprint} bytes of buffer in turn (at most 1 MiB a read), and acks.
+     * Served side: accepts one connection, then per round reads the total and the message size, and
+     * that many bytes into a ring of {@code buffers} buffers of that size (at most 1 MiB a read), and acks.
      */
-    static void serve(Handshake handshake, String host, long footprint) throws IOException {
+    static void serve(Handshake handshake, String host, int maxSize, int buffers) throws IOException {
         try (ServerSocketChannel server = ServerSocketChannel.open()) {
             server.bind(new InetSocketAddress(host, 0));
             handshake.send("PORT " + ((InetSocketAddress) server.getLocalAddress()).getPort());
             try (SocketChannel channel = server.accept()) {
                 channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
-                ByteBuffer buffer = ByteBuffer.allocateDirect(Math.toIntExact(footprint));
-                ByteBuffer header = ByteBuffer.allocate(8);
+                ByteBuffer footprint = ByteBuffer.allocateDirect(Math.multiplyExact(maxSize, buffers));
+                ByteBuffer header = ByteBuffer.allocate(12);
                 while (true) {
                     header.clear();
                     if (!readFully(channel, header)) {
                         return;
                     }
                     long remaining = header.flip().getLong();
+                    int size = header.getInt();
+                    if (size <= 0 || size > maxSize) {
+                        throw new IOException("message size " + size + " outside 1.." + maxSize);
+                    }
+                    ByteBuffer buffer = footprint.clear().slice(0, size * buffers);
                     while (remaining > 0) {
                         if (buffer.position() == buffer.capacity()) {
                             buffer.clear();
@@ -78,7 +83,7 @@ final class TcpStream {
         /** Sends {@code count} messages of {@code size} bytes and waits for the ack; returns nanoseconds. */
         long round(int size, int count) throws IOException {
             long start = System.nanoTime();
-            ByteBuffer header = ByteBuffer.allocate(8).putLong((long) size * count).flip();
+            ByteBuffer header = ByteBuffer.allocate(12).putLong((long) size * count).putInt(size).flip();
             while (header.hasRemaining()) {
                 channel.write(header);
             }

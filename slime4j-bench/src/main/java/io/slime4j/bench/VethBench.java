@@ -18,7 +18,7 @@ import java.util.concurrent.TimeUnit;
  * phase runs faster right after another busy one), then, with {@code --faults}, slime4j again under 5% random
  * drop on both sides' input and duplication of 5% of the datagrams each side sends
  * ({@code iptables statistic}, {@code DROP} and {@code mangle TEE}; {@code --duplicate 1} duplicates
- * every datagram, as the figures before 2026-11-27 evening did). Prints each round and the medians:
+ * every datagram, as the figures before 2026-11-27 evening did; {@code 0} none). Prints each round and the medians:
  * slime4j / TCP, and faulted / clean. {@code --buffers} is {@link WriteBench}'s footprint, for both systems.
  *
  * <pre>
@@ -52,8 +52,8 @@ public final class VethBench {
                 case "--faults" -> faults = true;
                 case "--duplicate" -> {
                     duplicate = Double.parseDouble(args[++i]);
-                    if (!(duplicate > 0 && duplicate <= 1)) {
-                        throw new IllegalArgumentException("--duplicate must be a probability in (0, 1], was " + args[i]);
+                    if (!(duplicate >= 0 && duplicate <= 1)) {
+                        throw new IllegalArgumentException("--duplicate must be a probability in [0, 1], was " + args[i]);
                     }
                 }
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
@@ -71,7 +71,8 @@ public final class VethBench {
             makeHosts();
             System.out.printf("VethBench: two namespaces, veth MTU 1500, %s per size, %s buffer(s) a side, %d rounds%s;"
                     + " load average %s%n", bytes, buffers, rounds, faults ? String.format(
-                    ", then slime4j under 5%% drop + %.0f%% duplication", duplicate * 100) : "", load());
+                    ", then slime4j under 5%% drop + %s%% duplication", java.math.BigDecimal.valueOf(duplicate * 100)
+                            .stripTrailingZeros().toPlainString()) : "", load());
             for (int r = 0; r < rounds; r++) {
                 List<String> common = List.of("--sizes", sizes, "--bytes", bytes, "--depth", depth, "--buffers", buffers,
                         "--rounds", "1",
@@ -170,6 +171,7 @@ public final class VethBench {
         }
     }
 
+    /** 5% drop on both sides' input; a share {@code duplicate} of each side's datagrams sent twice (0: none). */
     private static void addFaults(double duplicate) throws Exception {
         for (String[] side : new String[][] {{NS_A, NET + "2"}, {NS_B, NET + "1"}}) {
             run("ip", "netns", "exec", side[0], "iptables", "-I", "INPUT", "-p", "udp", "-m", "statistic", "--mode",
@@ -180,7 +182,9 @@ public final class VethBench {
                 tee.addAll(List.of("-m", "statistic", "--mode", "random", "--probability", Double.toString(duplicate)));
             }
             tee.addAll(List.of("-j", "TEE", "--gateway", side[1]));
-            run(tee.toArray(String[]::new));
+            if (duplicate > 0) {
+                run(tee.toArray(String[]::new));
+            }
         }
     }
 

@@ -36,10 +36,10 @@ import java.util.concurrent.TimeUnit;
  *     [--first slime4j|tcp] [--buffers 1]
  * </pre>
  *
- * <p>Both systems move the same bytes from the same footprint: {@code --buffers N} message-sized
- * buffers on each side, cycled through in turn (slime4j's write {@code i} from source slot
- * {@code i % N} to target slot {@code i % N}; the TCP stream's message {@code i} sent from buffer
- * {@code i % N} and read into the receiver's {@code N} buffers in turn).
+ * <p>Both systems move the same bytes from the same footprint: {@code --buffers N} buffers of the
+ * round's message size on each side, cycled through in turn (slime4j's write {@code i} from source
+ * slot {@code i % N} to target slot {@code i % N}; the TCP stream's message {@code i} sent from
+ * buffer {@code i % N} and read into a ring of {@code N} such buffers).
  *
  * <p>The two systems' phases alternate round by round, and so does which of them goes first
  * (starting with {@code --first}, default slime4j).
@@ -52,7 +52,7 @@ public final class WriteBench {
             Handshake h = new Handshake(new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)),
                     System.out);
             if (args[1].equals("tcp")) {
-                TcpStream.serve(h, args[2], Long.parseLong(args[3]));
+                TcpStream.serve(h, args[2], Integer.parseInt(args[3]), Integer.parseInt(args[4]));
             } else {
                 serveSlime(h, Long.parseLong(args[2]), Integer.parseInt(args[3]), args[4]);
             }
@@ -115,7 +115,7 @@ public final class WriteBench {
     /** The TCP stream's phase of round {@code r}: every size into {@code tcp}. */
     private static void tcpPhase(Options o, double[][] tcp, int r) throws Exception {
         try (ChildProcess tcpChild = new ChildProcess(o.peerPrefix(), WriteBench.class, "--serve", "tcp", o.peerHost,
-                Long.toString(o.footprint()));
+                Integer.toString(o.maxSize()), Integer.toString(o.buffers));
              TcpStream.Client client = new TcpStream.Client(o.peerHost,
                      Integer.parseInt(tcpChild.handshake.expect("PORT")), o.maxSize(), o.buffers)) {
             for (int i = 0; i < o.sizes.length; i++) {
@@ -177,7 +177,7 @@ public final class WriteBench {
                     device.counters().get(Counter.RETRANSMITS), device.counters().get(Counter.TIMEOUTS),
                     SoftCounters.of(device).get(SoftCounter.SEND_DROPS), wire.ports().getFirst().offloads(),
                     wire.ports().getFirst().stats())
-                    + "\n  sending engine: " + nonZero(device) + "\n  receiving port: " + peerStats();
+                    + "\n  sending engine: " + nonZero(device) + "\n  receiving side: port " + peerStats();
         }
 
         private String peerStats() {

@@ -55,7 +55,7 @@ class WriteBenchOptionsTest {
         int size = 1000;
         CompletableFuture<Void> served = CompletableFuture.runAsync(() -> {
             try {
-                TcpStream.serve(server, "127.0.0.1", 3L * size); // a ring of 3 buffers, read across their ends
+                TcpStream.serve(server, "127.0.0.1", size, 3); // a ring of 3 buffers, read across their ends
             } catch (java.io.IOException e) {
                 throw new java.io.UncheckedIOException(e);
             }
