@@ -160,8 +160,13 @@ final class LossRecovery {
         boolean duplicate = ackPsn == stream.una() && !stream.isEmpty();
         onCumulativeAck(ackPsn, now, responses);
         if (ackPsn == stream.una() && !stream.isEmpty()) {
-            // the responder still waits for this PSN: whatever an earlier SACK said, it needs it
-            stream.at(ackPsn).sacked = false;
+            // the responder still waits for this PSN: whatever an earlier SACK said, it needs it,
+            // and it needs the retransmit timer that SACK cancelled
+            SendSegment head = stream.at(ackPsn);
+            head.sacked = false;
+            if (!head.isScheduled()) {
+                timers.schedule(head, now + rto());
+            }
         }
         int bits = ack.sackBits();
         sackedInLastAck = 0;
@@ -322,7 +327,8 @@ final class LossRecovery {
     /**
      * A SACK is a hint, not a promise: the responder may still refuse that packet in order (RNR,
      * an access error) and drop its record. So the oldest segment always keeps a retransmit timer,
-     * SACKed or not, and {@link #onTimeout} sends it again if it is still the oldest then.
+     * SACKed or not, and {@link #onTimeout} sends it again if it is still the oldest then. (A head
+     * that an ACK un-SACKs gets its timer back there, in {@link #onAck}.)
      */
     private void guardHead(long now) {
         if (stream.isEmpty()) {
@@ -337,7 +343,7 @@ final class LossRecovery {
     /**
      * Tail loss probe (RFC 8985's TLP): when nothing was delivered for two round trips and an ACK
      * delay (at least {@link #MIN_PROBE_TIMEOUT_NANOS}, at most the retransmit timeout) while data
-     * is in flight, resend the segment sent last, once until something is delivered again. If the
+     * is in flight, resend the last segment not known delivered, once until something is delivered again. If the
      * tail was lost, the probe's delivery is evidence against every segment sent before it, which
      * loss detection then resends; if only the receiver paused, the originals arrive first and the
      * probe condemns nothing. It spends the oldest segment's first retry, as an early first timeout
@@ -350,9 +356,9 @@ final class LossRecovery {
         if (probeOutstanding || retryCount == 0 || stream.isEmpty() || now - lastDeliveryNanos < probeTimeout) {
             return;
         }
-        SendSegment s = stream.at(stream.nxt() - 1);
+        SendSegment s = lastUnsacked();
         SendSegment head = stream.at(stream.una());
-        if (!s.sacked && !s.acked && !s.queuedForRetransmit && now - s.sentAt > probeTimeout && head.retries == 0) {
+        if (s != null && !s.queuedForRetransmit && now - s.sentAt > probeTimeout && head.retries == 0) {
             probeOutstanding = true;
             counters.increment(SoftCounter.TAIL_LOSS_PROBES);
             head.retries = 1;
@@ -360,6 +366,20 @@ final class LossRecovery {
             stream.leavePipe(s);
             stream.queueRetransmit(s);
         }
+    }
+
+    /**
+     * The probe's segment: the highest PSN in flight not known delivered (the segment sent last,
+     * unless a SACK already reported it: then a lost resend below it, say), or null.
+     */
+    private SendSegment lastUnsacked() {
+        for (int psn = stream.nxt() - 1; !before(psn, stream.una()); psn--) {
+            SendSegment s = stream.at(psn);
+            if (!s.sacked && !s.acked) {
+                return s;
+            }
+        }
+        return null;
     }
 
     // ---------------------------------------------------------------- timers

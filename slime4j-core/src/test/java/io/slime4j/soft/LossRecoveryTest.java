@@ -266,6 +266,34 @@ class LossRecoveryTest {
     }
 
     @Test
+    void aLostResendBelowASackedTailIsProbedBeforeTheRetransmitTimeout() {
+        h.send(10, 1_000);
+        h.now += 100_000;
+        h.loss.onAck(h.ack(0, 1, 2, 3, 4, 5, 6, 7, 8, 9), h.now, h.responses);
+        assertThat(h.sendRetransmits()).as("0 lost").isEqualTo(1);
+        SendSegment hole = h.stream.at(psn(0));
+        h.now += Math.max(2 * (long) h.loss.rtt().srtt() + OutboundHarness.ACK_DELAY,
+                LossRecovery.MIN_PROBE_TIMEOUT_NANOS) + 1; // its resend was lost too
+        h.loss.onDutyCycle(h.now);
+
+        assertThat(hole.queuedForRetransmit).as("probed: the last segment not known delivered").isTrue();
+        assertThat(h.count(SoftCounter.TAIL_LOSS_PROBES)).isEqualTo(1);
+        assertThat(h.count(Counter.TIMEOUTS)).isZero();
+    }
+
+    @Test
+    void aHeadUnSackedByALaterAckGetsItsTimerBack() {
+        h.send(3, 1_000);
+        h.loss.onAck(h.ack(0, 1), h.now, h.responses);
+        h.loss.onCumulativeAck(psn(1), h.now, h.responses); // 0 executed, 1 only SACKed: its timer cancelled
+        h.loss.onAck(h.ack(1), h.now, h.responses); // the responder still waits for 1 after all
+        SendSegment head = h.stream.at(psn(1));
+        assertThat(head.sacked).isFalse();
+
+        assertThat(head.isScheduled()).as("the ACK that un-SACKs it re-arms it").isTrue();
+    }
+
+    @Test
     void aSackedOldestSegmentKeepsATimerInCaseTheResponderRefusesItInOrder() {
         h.send(3, 1_000);
         h.loss.onAck(h.ack(0, 1, 2), h.now, h.responses);
