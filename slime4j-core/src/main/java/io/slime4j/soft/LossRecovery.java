@@ -44,6 +44,7 @@ final class LossRecovery {
     private final long ackDelayNanos;
     private final ReorderWindow reorder = new ReorderWindow();
 
+    /** Whether a delivery was noted yet ({@link #highestDeliveredPsn} is set). */
     private boolean anyDelivered;
     private long lastDeliveryNanos;
     /** A tail-loss probe left and nothing was delivered since: no second one. */
@@ -53,8 +54,8 @@ final class LossRecovery {
      * the delivery of a resent segment became the reference point (a tail probe's, say: every
      * segment sent before it is then judged, also above the highest SACK).
      */
-    private int highestSacked;
-    /** A resent segment became the reference point: the next duty cycle judges up to {@link #highestSacked}. */
+    private int lossScanEnd;
+    /** A resent segment became the reference point: the next look judges up to {@link #lossScanEnd}. */
     private boolean resentEvidence;
     private long lastLossScanNanos;
     /**
@@ -81,7 +82,7 @@ final class LossRecovery {
         this.counters = counters;
         this.retryCount = retryCount;
         this.ackDelayNanos = ackDelayNanos;
-        this.highestSacked = stream.una();
+        this.lossScanEnd = stream.una();
     }
 
     RttEstimator rtt() {
@@ -144,8 +145,8 @@ final class LossRecovery {
             // counter on progress); it may have timed out while it waited behind a hole
             stream.at(ackPsn).retries = 0;
         }
-        if (before(highestSacked, ackPsn)) {
-            highestSacked = ackPsn;
+        if (before(lossScanEnd, ackPsn)) {
+            lossScanEnd = ackPsn;
         }
         if (inRecovery && !before(ackPsn, recoveryPsn)) {
             inRecovery = false;
@@ -175,8 +176,8 @@ final class LossRecovery {
         if (goBack) {
             highest = stream.nxt();
         }
-        if (resentEvidence && before(highest, highestSacked)) {
-            highest = highestSacked;
+        if (resentEvidence && before(highest, lossScanEnd)) {
+            highest = lossScanEnd;
         }
         if ((duplicate || goBack || bits > 0 || resentEvidence) && !stream.isEmpty()) {
             int una = stream.una();
@@ -211,8 +212,8 @@ final class LossRecovery {
                 if (before(highest, psn + 1)) {
                     highest = psn + 1;
                 }
-                if (before(highestSacked, psn + 1)) {
-                    highestSacked = psn + 1;
+                if (before(lossScanEnd, psn + 1)) {
+                    lossScanEnd = psn + 1;
                 }
             }
         }
@@ -232,7 +233,7 @@ final class LossRecovery {
         } else if (!s.retransmitted) {
             reorder.onReordering(); // sent once, delivered after a higher PSN: the path reorders
         }
-        if (!anyDelivered || s.sendOrder > newestDeliveredOrder) {
+        if (s.sendOrder > newestDeliveredOrder) { // none delivered yet: 0, below every send order
             long roundTrip = now - s.sentAt;
             // a resent segment's round trip is ambiguous: taken only if it cannot be the first copy's
             if (!s.retransmitted || roundTrip >= reorder.minRtt()) {
@@ -240,7 +241,7 @@ final class LossRecovery {
                 rackRttNanos = roundTrip;
                 if (s.retransmitted) {
                     resentEvidence = true;
-                    highestSacked = stream.nxt();
+                    lossScanEnd = stream.nxt();
                 }
             }
         }
@@ -265,7 +266,7 @@ final class LossRecovery {
     void onDutyCycle(long now) {
         guardHead(now);
         probeTail(now);
-        if (!before(stream.una(), highestSacked)) {
+        if (!before(stream.una(), lossScanEnd)) {
             resentEvidence = false;
             return;
         }
@@ -274,7 +275,7 @@ final class LossRecovery {
         long window = reorderWindow();
         if (resentEvidence || (window > 0 && now - lastLossScanNanos > Math.max(MIN_LOSS_SCAN_NANOS, window / 2))) {
             resentEvidence = false;
-            detectLoss(highestSacked, now, false);
+            detectLoss(lossScanEnd, now, false);
         }
     }
 
@@ -312,7 +313,7 @@ final class LossRecovery {
      * only judged lost on newer evidence, so nothing is resent in a loop.
      */
     private boolean isLost(SendSegment s, long now, long reorderWindow) {
-        return anyDelivered && s.sendOrder < newestDeliveredOrder && now - s.sentAt - rackRttNanos >= reorderWindow;
+        return s.sendOrder < newestDeliveredOrder && now - s.sentAt - rackRttNanos >= reorderWindow;
     }
 
     /** Whether the path was seen to reorder (for tests and diagnostics). */
@@ -356,9 +357,12 @@ final class LossRecovery {
         if (probeOutstanding || retryCount == 0 || stream.isEmpty() || now - lastDeliveryNanos < probeTimeout) {
             return;
         }
-        SendSegment s = lastUnsacked();
         SendSegment head = stream.at(stream.una());
-        if (s != null && !s.queuedForRetransmit && now - s.sentAt > probeTimeout && head.retries == 0) {
+        if (head.retries != 0) {
+            return; // the head timed out or was probed for already: its timer takes it from here
+        }
+        SendSegment s = lastUnsacked();
+        if (s != null && !s.queuedForRetransmit && now - s.sentAt > probeTimeout) {
             probeOutstanding = true;
             counters.increment(SoftCounter.TAIL_LOSS_PROBES);
             head.retries = 1;
