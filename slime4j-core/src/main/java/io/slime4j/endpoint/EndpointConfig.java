@@ -20,8 +20,11 @@ import org.slf4j.LoggerFactory;
  * @param ioSlots            pooled slots for one-sided ops, 1..65536 (default 256): an op leases
  *                           one slot per {@code requestsPerSlot} work requests
  * @param requestsPerSlot    work requests one io slot carries, 1..4096 (default 16)
- * @param maxRequestBytes    bytes per work request at most (default 1 MiB); a larger assignment is
- *                           split into several requests, spread over the io queue pairs
+ * @param maxRequestBytes    bytes per work request at most, 0..2^31-1 (default 0: the device's
+ *                           {@link io.slime4j.verbs.VerbsDevice#preferredRequestBytes()}, 1 MiB on
+ *                           the soft engine and 16 MiB on the shm device; with several rails the
+ *                           smallest); a larger assignment is split into several requests, spread
+ *                           over the io queue pairs
  * @param messageSlots       send slots and recv slots, each, 1..16384 (default 64): outstanding
  *                           sends and receives at most; also the size of the message data receive
  *                           window. The peer's value must not exceed this endpoint's
@@ -131,7 +134,7 @@ public record EndpointConfig(String name, int qps, int ioSlots, int requestsPerS
         range("qps", qps, 1, MAX_QPS);
         range("ioSlots", ioSlots, 1, 1 << 16);
         range("requestsPerSlot", requestsPerSlot, 1, WrIds.MAX_SUBS);
-        range("maxRequestBytes", maxRequestBytes, 1, Integer.MAX_VALUE);
+        range("maxRequestBytes", maxRequestBytes, 0, Integer.MAX_VALUE);
         range("messageSlots", messageSlots, 1, 1 << 14);
         range("immWindow", immWindow, 1, QpConfig.MAX_DEPTH - Transport.RQ_SLACK);
         range("sendQueueDepth", sendQueueDepth, 1, QpConfig.MAX_DEPTH);
@@ -251,7 +254,7 @@ public record EndpointConfig(String name, int qps, int ioSlots, int requestsPerS
         private int qps = 1;
         private int ioSlots = 256;
         private int requestsPerSlot = 16;
-        private int maxRequestBytes = 1 << 20;
+        private int maxRequestBytes = 0;
         private int messageSlots = 64;
         private int immWindow = 256;
         private int sendQueueDepth = 1024;

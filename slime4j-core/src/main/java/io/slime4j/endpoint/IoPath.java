@@ -41,6 +41,8 @@ final class IoPath {
     private final IoSendQueue[] sendQueues;
     private final Ordering ordering;
     private final IoPlanPool plans;
+    /** Bytes per work request at most: the setting, or else the devices' preference. */
+    private final int maxRequestBytes;
 
     IoPath(Lifecycle lifecycle, EndpointConfig config, Regions regions, Router router, Transport transport,
            OpTracker tracker, EndpointHooks hooks, BackPressure backPressure, SlotReleaser releaser, ImmRecvPath imm,
@@ -60,13 +62,14 @@ final class IoPath {
         this.sendQueues = sendQueues;
         this.ordering = ordering;
         this.plans = new IoPlanPool(transport, sendQueues.length, config.ioSlots());
+        this.maxRequestBytes = config.maxRequestBytes() > 0 ? config.maxRequestBytes() : transport.preferredRequestBytes();
     }
 
     TransferFuture submit(OpKind kind, List<Assignment> batch, int immediate) {
         lifecycle.checkUsable();
         IoPlan plan = plans.take();
         try {
-            plan.fill(kind, batch, regions, router, config.maxRequestBytes(),
+            plan.fill(kind, batch, regions, router, maxRequestBytes,
                     transport.io[0].config().mtu()); // the MTU the device chose
         } catch (RuntimeException e) { // misuse: the plan goes back unused
             plan.recycle();
@@ -194,11 +197,14 @@ final class IoPath {
     /**
      * The largest request whose post this thread handles the completion of, where a post may
      * complete at once ({@link RailDrain#beginPosting}). The rail's other completions wait meanwhile
-     * (the dispatch thread stands aside), for as long as the copy inside the post takes: a few
-     * microseconds at this size, where the dispatch thread's wake-up cost as much as the copy; a
-     * larger copy leaves its completion to the dispatch thread, whose wake-up is then negligible.
+     * (the dispatch thread stands aside), for as long as the copy inside the post takes: about
+     * 100-200 microseconds at this size. A larger copy leaves its completion to the dispatch thread,
+     * whose wake-up is then under a tenth of the copy. Left to the dispatch thread, 1 MiB writes
+     * (a 26 microsecond copy) moved 26-27 GB/s against 34-37 handled here: the dispatch thread's
+     * retire waits for the send queue's lock, which the poster holds across its next copy
+     * (docs/PERFORMANCE.md, "The fifth 2026-11-27 round").
      */
-    static final int HANDLED_BY_POSTER_MAX_BYTES = 256 << 10;
+    static final int HANDLED_BY_POSTER_MAX_BYTES = 4 << 20;
 
     /** Posts plan request {@code r} at position {@code sub} of {@code slot}, with a credit of its queue pair. */
     private void postRequest(IoBatch b, Slot slot, int sub, int r, int slotEnd) throws StopPosting {

@@ -159,6 +159,15 @@ final class Transport {
         return devices.length;
     }
 
+    /** The smallest {@link VerbsDevice#preferredRequestBytes()} of the rails (a request may go to any; at least 1). */
+    int preferredRequestBytes() {
+        int min = Integer.MAX_VALUE;
+        for (VerbsDevice d : devices) {
+            min = Math.min(min, d.preferredRequestBytes());
+        }
+        return Math.max(1, min);
+    }
+
     /** Whether rail {@code r} has anything to dispatch (a lane, or the message queue pairs). */
     boolean railInUse(int r) {
         return r == 0 || r < io.length;

@@ -28,6 +28,20 @@ public interface VerbsDevice extends AutoCloseable {
     /** Device-wide counters (packets, bytes, retransmits, drops, ...). */
     Counters counters();
 
+    /** {@link #preferredRequestBytes()} of a device that does not say: 1 MiB. */
+    int DEFAULT_REQUEST_BYTES = 1 << 20;
+
+    /**
+     * How long a work request this device handles best, for a layer above that cuts long transfers
+     * into requests (the endpoint's default {@code maxRequestBytes}). A preference, not a limit:
+     * any request up to 2^31 - 1 bytes is valid. The software engine keeps the default of 1 MiB
+     * (a request is a run of packets, and a shorter one lets several queue pairs take turns); the
+     * shared-memory device does a request in one copy, which runs fastest whole.
+     */
+    default int preferredRequestBytes() {
+        return DEFAULT_REQUEST_BYTES;
+    }
+
     @Override
     void close();
 }

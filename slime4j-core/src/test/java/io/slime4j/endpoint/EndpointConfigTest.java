@@ -16,7 +16,7 @@ class EndpointConfigTest {
         assertThat(c.qps()).isEqualTo(1);
         assertThat(c.ioSlots()).isEqualTo(256);
         assertThat(c.requestsPerSlot()).isEqualTo(16);
-        assertThat(c.maxRequestBytes()).isEqualTo(1 << 20);
+        assertThat(c.maxRequestBytes()).as("0: the device's preference").isZero();
         assertThat(c.messageSlots()).isEqualTo(64);
         assertThat(c.immWindow()).isEqualTo(256);
         assertThat(c.sendQueueDepth()).isEqualTo(1024);
@@ -33,7 +33,7 @@ class EndpointConfigTest {
         assertThatThrownBy(() -> EndpointConfig.builder().ioSlots(0).build()).hasMessageContaining("ioSlots");
         assertThatThrownBy(() -> EndpointConfig.builder().requestsPerSlot(5000).build())
                 .hasMessageContaining("requestsPerSlot");
-        assertThatThrownBy(() -> EndpointConfig.builder().maxRequestBytes(0).build()).hasMessageContaining("maxRequestBytes");
+        assertThatThrownBy(() -> EndpointConfig.builder().maxRequestBytes(-1).build()).hasMessageContaining("maxRequestBytes");
         assertThatThrownBy(() -> EndpointConfig.builder().messageSlots(1 << 15).build()).hasMessageContaining("messageSlots");
         assertThatThrownBy(() -> EndpointConfig.builder().immWindow(0).build()).hasMessageContaining("immWindow");
         assertThatThrownBy(() -> EndpointConfig.builder().sendQueueDepth(0).build()).hasMessageContaining("sendQueueDepth");

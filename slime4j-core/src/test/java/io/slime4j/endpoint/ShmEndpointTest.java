@@ -90,4 +90,61 @@ class ShmEndpointTest {
             db.close();
         }
     }
+
+    /**
+     * On shm a long write is one request (the device's {@link ShmDevice#preferredRequestBytes()},
+     * one copy), complete when the call returns up to 4 MiB; an explicit {@code maxRequestBytes}
+     * still cuts it. Fails if the endpoint keeps its own 1 MiB default, or leaves the completion of
+     * a 4 MiB copy to the dispatch thread.
+     */
+    @Test
+    void aLongWriteIsOneRequestOnShmUnlessTheSettingCutsIt() throws Exception {
+        try (io.slime4j.verbs.VerbsDevice d = ShmDevice.open(ShmConfig.builder().name("probe").build())) {
+            assertThat(d.preferredRequestBytes()).isEqualTo(16 << 20);
+        }
+        assertThat(writeRequests(0, 16 << 20)).as("requests of one 16 MiB write, device's size").isLessThan(4);
+        assertThat(writeRequests(1 << 20, 16 << 20)).as("requests of one 16 MiB write, maxRequestBytes 1 MiB")
+                .isGreaterThanOrEqualTo(16);
+    }
+
+    /** The send requests device a posted for one write of {@code length} (median of 5), after checking its bytes. */
+    private static long writeRequests(int maxRequestBytes, int length) throws Exception {
+        ShmDevice da = ShmDevice.open(ShmConfig.builder().name("long-a").build());
+        ShmDevice db = ShmDevice.open(ShmConfig.builder().name("long-b").build());
+        try (Arena arena = Arena.ofShared();
+             RdmaEndpoint a = RdmaEndpoint.open(da, EndpointConfig.builder().name("long-a").maxRequestBytes(maxRequestBytes).build());
+             RdmaEndpoint b = RdmaEndpoint.open(db, EndpointConfig.builder().name("long-b").build())) {
+            MemorySegment src = SharedMemory.allocate(length, arena);
+            MemorySegment dst = SharedMemory.allocate(length, arena);
+            a.register("src", src);
+            b.register("dst", dst);
+            a.connect(EndpointInfo.fromJson(b.info().toJson()));
+            b.connect(EndpointInfo.fromJson(a.info().toJson()));
+            long[] requests = new long[5];
+            int doneAtReturn = 0;
+            for (int i = 0; i < requests.length; i++) {
+                src.fill((byte) (i + 1));
+                long before = da.counters().get(io.slime4j.verbs.Counter.WR_POSTED);
+                TransferFuture w = a.write(Assignment.local("src", 0).remote("dst", 0).length(length));
+                doneAtReturn += w.isDone() ? 1 : 0;
+                assertThat(w.join(Duration.ofSeconds(20)).status()).isEqualTo(TransferStatus.SUCCESS);
+                requests[i] = da.counters().get(io.slime4j.verbs.Counter.WR_POSTED) - before;
+                assertThat(dst.mismatch(src)).as("first differing byte").isEqualTo(-1L);
+            }
+            if (maxRequestBytes == 0 && length <= IoPath.HANDLED_BY_POSTER_MAX_BYTES) {
+                assertThat(doneAtReturn).as("writes complete when write returns, of 5").isGreaterThanOrEqualTo(4);
+            }
+            java.util.Arrays.sort(requests);
+            return requests[requests.length / 2];
+        } finally {
+            da.close();
+            db.close();
+        }
+    }
+
+    /** A 4 MiB write, the largest whose completion the posting thread handles, is complete when write returns. */
+    @Test
+    void aFourMiBWriteIsCompleteWhenTheCallReturnsOnShm() throws Exception {
+        assertThat(writeRequests(0, IoPath.HANDLED_BY_POSTER_MAX_BYTES)).isEqualTo(1);
+    }
 }
