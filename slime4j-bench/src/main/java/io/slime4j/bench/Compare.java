@@ -78,7 +78,7 @@ public final class Compare {
                         double copy = Memcpy.bandwidth(size, Math.max(o.bytes, 1L << 30));
                         results.put("memcpy", "bw." + size, copy);
                         results.put("memcpy", "bwread." + size, copy);
-                        double windowed = Memcpy.bandwidth(size, Math.max(o.bytes, 1L << 30), CompareOptions.window(size));
+                        double windowed = Memcpy.bandwidth(size, Math.max(o.bytes, 1L << 30), o.buffers(size));
                         results.put("memcpy@window", "bw." + size, windowed);
                         results.put("memcpy@window", "bwread." + size, windowed);
                     }

@@ -40,6 +40,12 @@ final class CompareOptions {
     int rttSize = 64;
     int[] bandwidthSizes = {64 << 10, 1 << 20, 16 << 20};
     long timeoutSeconds = 120;
+    /**
+     * Places in each side's memory that a bandwidth size's transfers cycle through (0: one per
+     * outstanding transfer, {@link #window}). 1 is perftest's footprint, every transfer from one
+     * source into one target: the working set of the memcpy column's copy of the same size.
+     */
+    int bandwidthBuffers = 0;
     /** Aeron's idle strategy for driver and application: yield (default, the better of the two here) or backoff. */
     String aeronIdle = "yield";
     Path out;
@@ -67,6 +73,12 @@ final class CompareOptions {
                     case "--bw-warmup" -> o.bandwidthWarmupSeconds = seconds(name, value);
                     case "--rate-sizes" -> o.rateSizes = sizes(name, value, 8);
                     case "--bandwidth-sizes" -> o.bandwidthSizes = sizes(name, value, 1);
+                    case "--bw-buffers" -> {
+                        o.bandwidthBuffers = Integer.parseInt(value);
+                        if (o.bandwidthBuffers < 1 || o.bandwidthBuffers > 16) {
+                            throw new IllegalArgumentException("--bw-buffers must be 1..16, was " + value);
+                        }
+                    }
                     case "--timeout" -> o.timeoutSeconds = positiveLong(name, Long.parseLong(value));
                     case "--aeron-idle" -> {
                         if (!value.equals("backoff") && !value.equals("yield")) {
@@ -78,7 +90,7 @@ final class CompareOptions {
                     case "--doc" -> o.doc = Path.of(value);
                     default -> throw new IllegalArgumentException("unknown option " + name
                             + " (known: --systems --workloads --messages --round-trips --rtt-warmup --rate-warmup --bytes --bw-warmup --rate-sizes"
-                            + " --bandwidth-sizes --timeout --aeron-idle --out --doc)");
+                            + " --bandwidth-sizes --bw-buffers --timeout --aeron-idle --out --doc)");
                 }
             } catch (NumberFormatException e) {
                 throw new IllegalArgumentException(name + " needs a number, was '" + value + "'");
@@ -170,6 +182,11 @@ final class CompareOptions {
     /** Writes outstanding at once for one-sided transfers of {@code size}: about 16 MiB in flight, 1..16. */
     static int window(int size) {
         return Math.max(1, Math.min(16, (16 << 20) / size));
+    }
+
+    /** Places the transfers of {@code size} cycle through: {@link #bandwidthBuffers}, at most the window. */
+    int buffers(int size) {
+        return bandwidthBuffers > 0 ? Math.min(bandwidthBuffers, window(size)) : window(size);
     }
 
     /** Transfers of {@code size} that make up {@link #bytes} (at least 4). */

@@ -183,12 +183,13 @@ final class JucxSide extends Side {
     private void puts(int size, int window, int n) throws Exception {
         long deadline = deadline();
         UcpRequest[] ring = new UcpRequest[window];
+        int places = options.buffers(size);
         for (int i = 0; i < n; i++) {
             int k = i % window;
             if (ring[k] != null) {
                 await(ring[k], deadline);
             }
-            long offset = (long) k * size;
+            long offset = (long) (k % places) * size;
             ring[k] = endpoint.putNonBlocking(src.getAddress() + offset, size, remoteAddress + offset, remoteKey, null);
         }
         for (UcpRequest r : ring) {

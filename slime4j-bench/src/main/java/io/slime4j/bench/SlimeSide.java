@@ -208,13 +208,15 @@ final class SlimeSide extends Side {
     /** {@code n} one-sided writes of {@code size} bytes (reads when {@code read}), {@code window} outstanding. */
     private void writes(int size, int window, int n, boolean read) throws Exception {
         TransferFuture[] ring = new TransferFuture[window];
+        int places = options.buffers(size);
         for (int i = 0; i < n; i++) {
             int k = i % window;
             if (ring[k] != null) {
                 join(ring[k]);
             }
-            ring[k] = read ? ep.read(Assignment.local("src", (long) k * size).remote("dst", (long) k * size).length(size))
-                    : ep.write(Assignment.local("src", (long) k * size).remote("dst", (long) k * size).length(size));
+            long at = (long) (k % places) * size;
+            ring[k] = read ? ep.read(Assignment.local("src", at).remote("dst", at).length(size))
+                    : ep.write(Assignment.local("src", at).remote("dst", at).length(size));
         }
         for (TransferFuture f : ring) {
             if (f != null) {

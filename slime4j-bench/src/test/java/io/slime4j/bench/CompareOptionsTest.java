@@ -18,6 +18,18 @@ class CompareOptionsTest {
     }
 
     @Test
+    void bandwidthBuffersDefaultToTheWindowAndNeverExceedIt() {
+        CompareOptions d = CompareOptions.parse(new String[0]);
+        assertThat(d.buffers(64 << 10)).isEqualTo(16);
+        assertThat(d.buffers(16 << 20)).isEqualTo(1);
+        CompareOptions one = CompareOptions.parse(new String[] {"--bw-buffers", "1"});
+        assertThat(one.buffers(64 << 10)).isEqualTo(1);
+        assertThat(CompareOptions.parse(new String[] {"--bw-buffers", "4"}).buffers(8 << 20)).as("window 2").isEqualTo(2);
+        assertThatThrownBy(() -> CompareOptions.parse(new String[] {"--bw-buffers", "0"})).hasMessageContaining("--bw-buffers");
+        assertThatThrownBy(() -> CompareOptions.parse(new String[] {"--bw-buffers", "17"})).hasMessageContaining("1..16");
+    }
+
+    @Test
     void theRoundTripWarmUpIsACountOfItsOwnAndMayBeZero() {
         assertThat(CompareOptions.parse(new String[] {"--rtt-warmup", "2K"}).rttWarmup).isEqualTo(2048);
         assertThat(CompareOptions.parse(new String[] {"--rtt-warmup", "0"}).rttWarmup).isZero();
