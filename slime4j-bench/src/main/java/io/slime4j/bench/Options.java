@@ -24,6 +24,8 @@ final class Options {
     String only = "both";
     /** Which system's phase goes first in the first round ({@code slime4j} or {@code tcp}); the order then alternates. */
     String first = "slime4j";
+    /** The TCP baseline: {@code nio} (a blocking NIO stream of this harness) or {@code iperf3} (Debian's, one buffer a side). */
+    String tcp = "nio";
 
     static Options parse(String[] args) {
         Options o = new Options();
@@ -59,11 +61,25 @@ final class Options {
                     }
                     o.first = value;
                 }
+                case "--tcp" -> {
+                    if (!value.equals("nio") && !value.equals("iperf3")) {
+                        throw new IllegalArgumentException("--tcp must be nio or iperf3, was " + value);
+                    }
+                    o.tcp = value;
+                }
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
             }
             i++;
         }
+        if (o.tcp.equals("iperf3") && o.buffers != 1) {
+            throw new IllegalArgumentException("--tcp iperf3 streams from one buffer a side; --buffers must be 1, was " + o.buffers);
+        }
         return o;
+    }
+
+    /** The TCP baseline's name in the table. */
+    String tcpName() {
+        return tcp.equals("iperf3") ? "iperf3" : "NIO TCP";
     }
 
     /** The command prefix that runs the served side where it belongs. */

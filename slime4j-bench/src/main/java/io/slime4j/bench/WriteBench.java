@@ -29,11 +29,13 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * One-sided write throughput between two processes on loopback: slime4j RDMA_WRITE over the UDP
- * wire, then a plain NIO TCP stream of the same messages, in one run; prints MB/s and the ratio.
+ * wire, then a TCP stream of the same messages (a plain NIO stream of this harness, or with
+ * {@code --tcp iperf3} Debian's iperf3, {@code -l SIZE -n BYTES}), in one run; prints MB/s per round
+ * and the best and median of each with their ratios.
  *
  * <pre>
  * java -cp ... io.slime4j.bench.WriteBench [--sizes 64K,1M] [--bytes 2G] [--depth 16] [--mtu 60K] [--rounds 3]
- *     [--first slime4j|tcp] [--buffers 1]
+ *     [--first slime4j|tcp] [--buffers 1] [--tcp nio|iperf3]
  * </pre>
  *
  * <p>Both systems move the same bytes from the same footprint: {@code --buffers N} buffers of the
@@ -85,10 +87,14 @@ public final class WriteBench {
                     tcpPhase(o, tcp, r);
                 }
             }
+            for (int i = 0; i < n; i++) {
+                System.out.printf("round %d, %s: slime4j %.1f MB/s, %s %.1f MB/s, ratio %.2f%n", r + 1,
+                        Options.format(o.sizes[i]), slime[i][r], o.tcpName(), tcp[i][r], slime[i][r] / tcp[i][r]);
+            }
         }
         System.out.println("slime4j transport, last round: " + counters);
-        System.out.printf("%-10s %16s %16s %8s %18s %18s %8s%n", "size", "slime4j MB/s", "NIO TCP MB/s", "ratio",
-                "slime4j median", "NIO TCP median", "ratio");
+        System.out.printf("%-10s %16s %16s %8s %18s %18s %8s%n", "size", "slime4j MB/s", o.tcpName() + " MB/s", "ratio",
+                "slime4j median", o.tcpName() + " median", "ratio");
         for (int i = 0; i < n; i++) {
             double sb = Arrays.stream(slime[i]).max().orElseThrow();
             double tb = Arrays.stream(tcp[i]).max().orElseThrow();
@@ -114,6 +120,17 @@ public final class WriteBench {
 
     /** The TCP stream's phase of round {@code r}: every size into {@code tcp}. */
     private static void tcpPhase(Options o, double[][] tcp, int r) throws Exception {
+        if (o.tcp.equals("iperf3")) {
+            try (IperfStream iperf = new IperfStream(o.peerPrefix(), o.peerHost)) {
+                for (int i = 0; i < o.sizes.length; i++) {
+                    int size = o.sizes[i];
+                    long bytes = (o.bytes / size) * size;
+                    iperf.round(size, bytes); // warm-up, as long as for slime4j
+                    tcp[i][r] = iperf.round(size, bytes);
+                }
+            }
+            return;
+        }
         try (ChildProcess tcpChild = new ChildProcess(o.peerPrefix(), WriteBench.class, "--serve", "tcp", o.peerHost,
                 Integer.toString(o.maxSize()), Integer.toString(o.buffers));
              TcpStream.Client client = new TcpStream.Client(o.peerHost,

@@ -34,6 +34,29 @@ class WriteBenchOptionsTest {
     }
 
     @Test
+    void theTcpBaselineIsTheNioStreamOrIperf3FromOneBuffer() {
+        assertThat(Options.parse(new String[0]).tcpName()).isEqualTo("NIO TCP");
+        assertThat(Options.parse(new String[] {"--tcp", "iperf3"}).tcpName()).isEqualTo("iperf3");
+        assertThatThrownBy(() -> Options.parse(new String[] {"--tcp", "netcat"}))
+                .hasMessage("--tcp must be nio or iperf3, was netcat");
+        assertThatThrownBy(() -> Options.parse(new String[] {"--tcp", "iperf3", "--buffers", "16"}))
+                .hasMessageContaining("--buffers must be 1");
+    }
+
+    /** A real iperf3 server and client on loopback (Debian's iperf3, which .ci/run installs): a rate, and a clear error. */
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void iperf3StreamsOnLoopbackAndItsReportIsRead() throws Exception {
+        try (IperfStream iperf = new IperfStream(java.util.List.of(), "127.0.0.1")) {
+            assertThat(iperf.round(1 << 16, 64L << 20)).as("MB/s").isGreaterThan(10);
+        }
+        assertThat(IperfStream.receivedMegabytesPerSecond(
+                "{\"end\": {\"sum_received\": {\"bits_per_second\": 8.0e9}}}")).isEqualTo(1000.0);
+        assertThatThrownBy(() -> IperfStream.receivedMegabytesPerSecond("{\"error\": \"unable to connect\"}"))
+                .hasMessageContaining("unable to connect");
+    }
+
+    @Test
     void bothSystemsShareOneFootprintOfOneBufferUnlessToldOtherwise() {
         Options o = Options.parse(new String[] {"--sizes", "64K,1M"});
         assertThat(o.buffers).isEqualTo(1);
