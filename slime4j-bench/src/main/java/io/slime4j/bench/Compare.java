@@ -18,7 +18,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * <pre>
  * java -cp "slime4j-bench/target/slime4j-bench-0.1.0-SNAPSHOT.jar:slime4j-bench/target/lib/*" io.slime4j.bench.Compare \
  *     [--systems slime4j,aeron,jucx,tcp,udp,memcpy] [--workloads rate,rtt,bandwidth] [--messages 200000]
- *     [--round-trips 20000] [--bytes 256M] [--rate-sizes 32,1K] [--bandwidth-sizes 64K,1M,16M]
+ *     [--round-trips 20000] [--bytes 256M] [--rate-sizes 32,1K] [--bandwidth-sizes 64K,1M,16M] [--bw-buffers N]
  *     [--timeout 120] [--out docs/img] [--doc docs/PERFORMANCE.md]
  * </pre>
  */

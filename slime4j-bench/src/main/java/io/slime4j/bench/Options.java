@@ -74,8 +74,15 @@ final class Options {
         if (o.tcp.equals("iperf3") && o.buffers != 1) {
             throw new IllegalArgumentException("--tcp iperf3 streams from one buffer a side; --buffers must be 1, was " + o.buffers);
         }
+        if (o.tcp.equals("iperf3") && o.maxSize() > IPERF3_MAX_BLOCK) {
+            throw new IllegalArgumentException("--tcp iperf3 writes blocks of at most 1 MiB (iperf3's -l limit); --sizes has "
+                    + format(o.maxSize()));
+        }
         return o;
     }
+
+    /** iperf3's largest {@code -l} (its MAX_BLOCKSIZE). */
+    static final int IPERF3_MAX_BLOCK = 1 << 20;
 
     /** The TCP baseline's name in the table. */
     String tcpName() {

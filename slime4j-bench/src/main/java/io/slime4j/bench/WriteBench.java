@@ -87,7 +87,7 @@ public final class WriteBench {
                     tcpPhase(o, tcp, r);
                 }
             }
-            for (int i = 0; i < n; i++) {
+            for (int i = 0; i < n && o.only.equals("both"); i++) {
                 System.out.printf("round %d, %s: slime4j %.1f MB/s, %s %.1f MB/s, ratio %.2f%n", r + 1,
                         Options.format(o.sizes[i]), slime[i][r], o.tcpName(), tcp[i][r], slime[i][r] / tcp[i][r]);
             }

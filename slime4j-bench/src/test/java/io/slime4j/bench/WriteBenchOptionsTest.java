@@ -41,6 +41,8 @@ class WriteBenchOptionsTest {
                 .hasMessage("--tcp must be nio or iperf3, was netcat");
         assertThatThrownBy(() -> Options.parse(new String[] {"--tcp", "iperf3", "--buffers", "16"}))
                 .hasMessageContaining("--buffers must be 1");
+        assertThatThrownBy(() -> Options.parse(new String[] {"--tcp", "iperf3", "--sizes", "64K,4M"}))
+                .hasMessageContaining("at most 1 MiB").hasMessageContaining("4 MiB");
     }
 
     /** A real iperf3 server and client on loopback (Debian's iperf3, which .ci/run installs): a rate, and a clear error. */

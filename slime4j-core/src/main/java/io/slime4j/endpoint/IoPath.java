@@ -199,10 +199,9 @@ final class IoPath {
      * complete at once ({@link RailDrain#beginPosting}). The rail's other completions wait meanwhile
      * (the dispatch thread stands aside), for as long as the copy inside the post takes: about
      * 100-200 microseconds at this size. A larger copy leaves its completion to the dispatch thread,
-     * whose wake-up is then under a tenth of the copy. Left to the dispatch thread, 1 MiB writes
-     * (a 26 microsecond copy) moved 26-27 GB/s against 34-37 handled here: the dispatch thread's
-     * retire waits for the send queue's lock, which the poster holds across its next copy
-     * (docs/PERFORMANCE.md, "The fifth 2026-11-27 round").
+     * whose wake-up is then under a tenth of the copy. Below it the dispatch thread costs a quarter
+     * of a 1 MiB write's rate: its retire waits for the send queue's lock, which the poster holds
+     * across its next copy (docs/PERFORMANCE.md, "The fifth 2026-11-27 round").
      */
     static final int HANDLED_BY_POSTER_MAX_BYTES = 4 << 20;
 

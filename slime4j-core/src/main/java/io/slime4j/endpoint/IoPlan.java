@@ -11,7 +11,8 @@ import java.util.Locale;
  * bound and access flag is checked first, so misuse fails at the call; only then is anything
  * routed. Each assignment is cut into the stripes its {@link QpSelector} asks for
  * ({@link QpSelector#stripeBytes}), each stripe into requests of at most
- * {@link EndpointConfig#maxRequestBytes()} (zero-length assignments give none). A stripe of one
+ * the request size ({@link EndpointConfig#maxRequestBytes()}, by default the rails'
+ * {@link io.slime4j.verbs.VerbsDevice#preferredRequestBytes()}; zero-length assignments give none). A stripe of one
  * request is routed as {@link QpOpType#READ} or {@link QpOpType#WRITE}; the requests of a longer
  * stripe are its segments, {@link QpOpType#SAR_FIRST} to {@link QpOpType#SAR_LAST}, routed in order
  * under one message id. Keys are those of the chosen lane's rail.

@@ -15,7 +15,7 @@ package io.slime4j.endpoint;
  *       payload inline;</li>
  *   <li>{@link #SAR_FIRST}, {@link #SAR_MIDDLE}, {@link #SAR_LAST}: the segments of one large
  *       one-sided transfer unit (an assignment, or a stripe of it) split at
- *       {@link EndpointConfig#maxRequestBytes()}; they share a message id;</li>
+ *       the request size ({@link EndpointConfig#maxRequestBytes()}, by default the device's); they share a message id;</li>
  *   <li>{@link #READ}, {@link #WRITE}: a one-sided unit that fits one request;</li>
  *   <li>{@link #ATOMIC}: reserved for atomics (the endpoint issues none yet).</li>
  * </ul>

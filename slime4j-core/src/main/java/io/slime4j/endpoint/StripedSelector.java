@@ -5,8 +5,8 @@ package io.slime4j.endpoint;
  * twice {@code minStripeBytes} is cut into stripes of {@code ceil(length / qps)} bytes (never fewer
  * than {@code minStripeBytes}), and the stripes go to the lanes in turn, so one large op keeps every
  * lane busy; the op completes when every stripe's requests have completed (its slots count them).
- * Smaller units travel whole, round-robin over every lane. A stripe longer than
- * {@link EndpointConfig#maxRequestBytes()} is segmented, and its segments stay on its lane (pinned
+ * Smaller units travel whole, round-robin over every lane. A stripe longer than the request size
+ * ({@link EndpointConfig#maxRequestBytes()}, by default the device's) is segmented, and its segments stay on its lane (pinned
  * as by {@code round-robin}). Message-path traffic and lone immediates on lane 0.
  */
 final class StripedSelector implements QpSelector {

@@ -159,13 +159,17 @@ final class Transport {
         return devices.length;
     }
 
-    /** The smallest {@link VerbsDevice#preferredRequestBytes()} of the rails (a request may go to any; at least 1). */
+    /**
+     * The smallest {@link VerbsDevice#preferredRequestBytes()} of the rails (a request may go to
+     * any); a device answering 0 or less counts as {@link VerbsDevice#DEFAULT_REQUEST_BYTES}.
+     */
     int preferredRequestBytes() {
         int min = Integer.MAX_VALUE;
         for (VerbsDevice d : devices) {
-            min = Math.min(min, d.preferredRequestBytes());
+            int p = d.preferredRequestBytes();
+            min = Math.min(min, p > 0 ? p : VerbsDevice.DEFAULT_REQUEST_BYTES);
         }
-        return Math.max(1, min);
+        return min;
     }
 
     /** Whether rail {@code r} has anything to dispatch (a lane, or the message queue pairs). */

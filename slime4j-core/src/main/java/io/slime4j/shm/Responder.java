@@ -75,6 +75,11 @@ final class Responder {
         Layout.getAndAddLong(peerFile.segment, Layout.QP_PROGRESS, 1);
     }
 
+    /** Requests one turn of {@link #doWork} executes at most. */
+    static final int TURN_REQUESTS = 64;
+    /** Bytes after which a turn of {@link #doWork} ends (the request that passes it still runs whole). */
+    static final long TURN_BYTES = ShmDevice.PREFERRED_REQUEST_BYTES;
+
     int doWork(long now) {
         if (!attach(now) || stopped || peerFile.failed()) {
             return 0;
@@ -88,8 +93,12 @@ final class Responder {
         }
         long tail = Layout.getAcquire(ps, Layout.QP_TAIL);
         int n = 0;
-        while (head < tail && n < 64 && !stopped) {
+        long bytes = 0;
+        // a turn ends after 64 requests or a preferred request's worth of bytes: it runs under the
+        // device's progress lock, which every other queue pair of the device waits for meanwhile
+        while (head < tail && n < TURN_REQUESTS && bytes < TURN_BYTES && !stopped) {
             MemorySegment e = peerFile.entry(head);
+            bytes += Math.max(0, e.get(ValueLayout.JAVA_LONG, Layout.E_LENGTH));
             WcStatus st;
             try {
                 st = execute(e);

@@ -147,15 +147,18 @@ public final class ShmDevice implements VerbsDevice {
     /**
      * 16 MiB: a request is one copy between the two processes' memory ({@link DirectCopy}, or the
      * responder's), and the JVM's copy of a few MiB runs at memory speed only whole (a 16 MiB write
-     * cut into 1 MiB requests moved 13-18 GB/s here, whole 24-28 GB/s, beside a plain copy of 16 MiB
-     * at 24-26 GB/s; docs/PERFORMANCE.md). Not more: a copy inside a post holds this device's
-     * progress lock, stalling its other queue pairs, for as long as it runs (about 1 ms at 16 MiB).
-     * Not a limit: larger requests work.
+     * in 1 MiB requests moved about 0.6x a plain copy of 16 MiB, whole about 0.9-1.1x;
+     * docs/PERFORMANCE.md, "The fifth 2026-11-27 round"). Not more: a copy inside a post holds this
+     * device's progress lock, stalling its other queue pairs, for as long as it runs (about 1 ms at
+     * 16 MiB). Not a limit: larger requests work.
      */
     @Override
     public int preferredRequestBytes() {
-        return 16 << 20;
+        return PREFERRED_REQUEST_BYTES;
     }
+
+    /** {@link #preferredRequestBytes()}; also what one responder turn copies before it lets the device's other queue pairs run. */
+    static final int PREFERRED_REQUEST_BYTES = 16 << 20;
 
     @Override
     public ProtectionDomain allocateProtectionDomain() {

@@ -29,6 +29,12 @@ class ShmEndpointTest {
         EndpointPair.onShm(() -> new TransferSizesTest().everyOperationIsByteExactAtEverySize(qps, false));
     }
 
+    /** The same with the shm device's own request size (16 MiB): large ops in few, whole requests. */
+    @Test
+    void everyOperationIsByteExactAtEverySizeOnShmWithTheDevicesRequestSize() throws Exception {
+        EndpointPair.onShm(() -> new TransferSizesTest().everyOperationIsByteExactAtEverySize(3, false, 0));
+    }
+
     @Test
     void invariantsOneToFiveHoldOnShm() throws Exception {
         EndpointPair.onShm(() -> {
@@ -102,7 +108,7 @@ class ShmEndpointTest {
         try (io.slime4j.verbs.VerbsDevice d = ShmDevice.open(ShmConfig.builder().name("probe").build())) {
             assertThat(d.preferredRequestBytes()).isEqualTo(16 << 20);
         }
-        assertThat(writeRequests(0, 16 << 20)).as("requests of one 16 MiB write, device's size").isLessThan(4);
+        assertThat(writeRequests(0, 16 << 20)).as("requests of one 16 MiB write, device's size").isEqualTo(1);
         assertThat(writeRequests(1 << 20, 16 << 20)).as("requests of one 16 MiB write, maxRequestBytes 1 MiB")
                 .isGreaterThanOrEqualTo(16);
     }
@@ -131,7 +137,7 @@ class ShmEndpointTest {
                 requests[i] = da.counters().get(io.slime4j.verbs.Counter.WR_POSTED) - before;
                 assertThat(dst.mismatch(src)).as("first differing byte").isEqualTo(-1L);
             }
-            if (maxRequestBytes == 0 && length <= IoPath.HANDLED_BY_POSTER_MAX_BYTES) {
+            if (maxRequestBytes == 0 && length <= 4 << 20) {
                 assertThat(doneAtReturn).as("writes complete when write returns, of 5").isGreaterThanOrEqualTo(4);
             }
             java.util.Arrays.sort(requests);
@@ -145,6 +151,6 @@ class ShmEndpointTest {
     /** A 4 MiB write, the largest whose completion the posting thread handles, is complete when write returns. */
     @Test
     void aFourMiBWriteIsCompleteWhenTheCallReturnsOnShm() throws Exception {
-        assertThat(writeRequests(0, IoPath.HANDLED_BY_POSTER_MAX_BYTES)).isEqualTo(1);
+        assertThat(writeRequests(0, 4 << 20)).isEqualTo(1);
     }
 }

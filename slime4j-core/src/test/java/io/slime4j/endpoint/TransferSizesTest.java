@@ -16,7 +16,8 @@ import org.junit.jupiter.api.Timeout;
  * Every operation moves exactly the right bytes, from 1 byte to 64 MiB, with 1, 3 and 8 io queue
  * pairs, on a clean in-process wire and on one that drops, duplicates and reorders 10% of packets.
  * Offsets are deliberately unaligned; each transfer has its own pattern; a requests-per-op split
- * (maxRequestBytes 1 MiB) makes large ops span many requests and slots.
+ * (maxRequestBytes 1 MiB, set here: the shm device's own request size is 16 MiB) makes large ops
+ * span many requests and slots.
  */
 @Timeout(value = 240, unit = TimeUnit.SECONDS)
 class TransferSizesTest {
@@ -31,8 +32,8 @@ class TransferSizesTest {
                 Arguments.of(1, true), Arguments.of(3, true), Arguments.of(8, true));
     }
 
-    private static EndpointPair open(int qps, boolean faults) {
-        EndpointConfig.Builder cfg = EndpointConfig.builder().qps(qps).requestsPerSlot(4);
+    private static EndpointPair open(int qps, boolean faults, int maxRequestBytes) {
+        EndpointConfig.Builder cfg = EndpointConfig.builder().qps(qps).requestsPerSlot(4).maxRequestBytes(maxRequestBytes);
         if (faults) {
             cfg.qpTemplate(EndpointPair.lossyQp());
         }
@@ -43,7 +44,12 @@ class TransferSizesTest {
     @ParameterizedTest(name = "qps {0}, faults {1}")
     @MethodSource("setups")
     void everyOperationIsByteExactAtEverySize(int qps, boolean faults) throws Exception {
-        try (EndpointPair p = open(qps, faults)) {
+        everyOperationIsByteExactAtEverySize(qps, faults, 1 << 20);
+    }
+
+    /** As above with {@code maxRequestBytes} (0: the device's own request size). */
+    void everyOperationIsByteExactAtEverySize(int qps, boolean faults, int maxRequestBytes) throws Exception {
+        try (EndpointPair p = open(qps, faults, maxRequestBytes)) {
             long seed = 100L * qps + (faults ? 1 : 0);
             for (long n : SIZES) {
                 seed++;
