@@ -80,6 +80,11 @@ final class Responder {
     /** Bytes after which a turn of {@link #doWork} ends (the request that passes it still runs whole). */
     static final long TURN_BYTES = ShmDevice.PREFERRED_REQUEST_BYTES;
 
+    /** Whether a turn that executed {@code requests} requests of {@code bytes} in all may take the next one. */
+    static boolean mayContinue(int requests, long bytes) {
+        return requests < TURN_REQUESTS && bytes < TURN_BYTES;
+    }
+
     int doWork(long now) {
         if (!attach(now) || stopped || peerFile.failed()) {
             return 0;
@@ -96,7 +101,7 @@ final class Responder {
         long bytes = 0;
         // a turn ends after 64 requests or a preferred request's worth of bytes: it runs under the
         // device's progress lock, which every other queue pair of the device waits for meanwhile
-        while (head < tail && n < TURN_REQUESTS && bytes < TURN_BYTES && !stopped) {
+        while (head < tail && mayContinue(n, bytes) && !stopped) {
             MemorySegment e = peerFile.entry(head);
             bytes += Math.max(0, e.get(ValueLayout.JAVA_LONG, Layout.E_LENGTH));
             WcStatus st;
