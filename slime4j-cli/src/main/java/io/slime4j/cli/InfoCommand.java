@@ -167,6 +167,9 @@ final class InfoCommand implements Callable<Integer> {
             } else {
                 value = (from.equals("system property") ? property : variable) + " (invalid)";
             }
+            if (s.getKey().endsWith(".maxRequestBytes") && value.equals("0")) {
+                value = "0 (the device's: 1 MiB on udp and inproc, 16 MiB on shm)";
+            }
             out.printf("  %-34s %-34s %-14s %s%n", s.getKey(), s.getValue(), value, from);
         }
         if (error != null) {

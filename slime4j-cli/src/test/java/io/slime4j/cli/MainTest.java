@@ -112,7 +112,8 @@ class MainTest {
                     "(?m)^  " + java.util.regex.Pattern.quote(property) + " +" + variable + " +\\S+ +\\S"));
         }
         assertThat(text).containsPattern("slime4j.udp.sendBufferSize +SLIME4J_UDP_SEND_BUFFER_SIZE +8388608 +system property")
-                .containsPattern("slime4j.endpoint.ioSlots +SLIME4J_ENDPOINT_IO_SLOTS +256 +default");
+                .containsPattern("slime4j.endpoint.ioSlots +SLIME4J_ENDPOINT_IO_SLOTS +256 +default")
+                .containsPattern("slime4j.endpoint.maxRequestBytes +SLIME4J_ENDPOINT_MAX_REQUEST_BYTES +0 \\(the device's: 1 MiB");
     }
 
     @Test
