@@ -19,11 +19,12 @@ import java.util.concurrent.TimeUnit;
  * drop on both sides' input and duplication of 5% of the datagrams each side sends
  * ({@code iptables statistic}, {@code DROP} and {@code mangle TEE}; {@code --duplicate 1} duplicates
  * every datagram, as the figures before 2026-11-27 evening did; {@code 0} none). Prints each round and the medians:
- * slime4j / TCP, and faulted / clean. {@code --buffers} is {@link WriteBench}'s footprint, for both systems.
+ * slime4j / TCP, and faulted / clean. {@code --buffers} is {@link WriteBench}'s footprint, for both systems;
+ * {@code --tcp iperf3} its TCP baseline (Debian's iperf3, server in the second namespace) instead of the NIO stream.
  *
  * <pre>
  * sudo java --enable-native-access=ALL-UNNAMED -cp ... io.slime4j.bench.VethBench
- *     [--sizes 64K,1M] [--bytes 128M] [--rounds 3] [--depth 16] [--buffers 1] [--faults] [--duplicate 0.05]
+ *     [--sizes 64K,1M] [--bytes 128M] [--rounds 3] [--depth 16] [--buffers 1] [--tcp nio|iperf3] [--faults] [--duplicate 0.05]
  * </pre>
  */
 public final class VethBench {
@@ -39,6 +40,7 @@ public final class VethBench {
         String bytes = "128M";
         String depth = "16";
         String buffers = "1";
+        String tcpBaseline = "nio";
         int rounds = 3;
         boolean faults = false;
         double duplicate = 0.05;
@@ -49,6 +51,12 @@ public final class VethBench {
                 case "--depth" -> depth = args[++i];
                 case "--rounds" -> rounds = Integer.parseInt(args[++i]);
                 case "--buffers" -> buffers = args[++i];
+                case "--tcp" -> {
+                    tcpBaseline = args[++i];
+                    if (!tcpBaseline.equals("nio") && !tcpBaseline.equals("iperf3")) {
+                        throw new IllegalArgumentException("--tcp must be nio or iperf3, was " + tcpBaseline);
+                    }
+                }
                 case "--faults" -> faults = true;
                 case "--duplicate" -> {
                     duplicate = Double.parseDouble(args[++i]);
@@ -75,7 +83,7 @@ public final class VethBench {
                             .stripTrailingZeros().toPlainString()) : "", load());
             for (int r = 0; r < rounds; r++) {
                 List<String> common = List.of("--sizes", sizes, "--bytes", bytes, "--depth", depth, "--buffers", buffers,
-                        "--rounds", "1",
+                        "--rounds", "1", "--tcp", tcpBaseline,
                         "--first", r % 2 == 0 ? "slime4j" : "tcp"); // a phase runs faster behind a busy one
                 double[][] both = writeBench(common, "both");
                 for (int i = 0; i < n; i++) {
@@ -100,7 +108,8 @@ public final class VethBench {
         } finally {
             removeQuietly();
         }
-        System.out.printf("%-8s %14s %14s %8s %14s %18s %14s %14s%n", "size", "slime4j MB/s", "NIO TCP MB/s", "ratio",
+        System.out.printf("%-8s %14s %14s %8s %14s %18s %14s %14s%n", "size", "slime4j MB/s",
+                (tcpBaseline.equals("iperf3") ? "iperf3" : "NIO TCP") + " MB/s", "ratio",
                 "median ratio", "slime4j faulted", "faulted/clean", "median ratio");
         String[] names = sizes.split(",");
         for (int i = 0; i < n; i++) {
