@@ -87,9 +87,15 @@ public final class WriteBench {
                     tcpPhase(o, tcp, r);
                 }
             }
-            for (int i = 0; i < n && o.only.equals("both"); i++) {
-                System.out.printf("round %d, %s: slime4j %.1f MB/s, %s %.1f MB/s, ratio %.2f%n", r + 1,
-                        Options.format(o.sizes[i]), slime[i][r], o.tcpName(), tcp[i][r], slime[i][r] / tcp[i][r]);
+            for (int i = 0; i < n; i++) {
+                if (o.only.equals("both")) {
+                    System.out.printf("round %d, %s: slime4j %.1f MB/s, %s %.1f MB/s, ratio %.2f%n", r + 1,
+                            Options.format(o.sizes[i]), slime[i][r], o.tcpName(), tcp[i][r], slime[i][r] / tcp[i][r]);
+                } else {
+                    boolean s = o.only.equals("slime4j");
+                    System.out.printf("round %d, %s: %s %.1f MB/s%n", r + 1, Options.format(o.sizes[i]),
+                            s ? "slime4j" : o.tcpName(), s ? slime[i][r] : tcp[i][r]);
+                }
             }
         }
         System.out.println("slime4j transport, last round: " + counters);
