@@ -39,8 +39,16 @@ final class ChildProcess implements AutoCloseable {
 
     @Override
     public void close() throws IOException {
+        handshake.send("QUIT");
+        reap(process);
+    }
+
+    /**
+     * Waits up to 5 s for a process told to end, then kills it and waits up to 5 s more; an
+     * interrupt kills it at once (the interrupt is kept).
+     */
+    static void reap(Process process) {
         try {
-            handshake.send("QUIT");
             if (!process.waitFor(5, TimeUnit.SECONDS)) {
                 process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
             }

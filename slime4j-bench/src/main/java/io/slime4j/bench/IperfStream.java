@@ -139,13 +139,6 @@ final class IperfStream implements AutoCloseable {
 
     private static void stop(Process p) {
         p.destroy();
-        try {
-            if (!p.waitFor(5, TimeUnit.SECONDS)) {
-                p.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            p.destroyForcibly();
-        }
+        ChildProcess.reap(p);
     }
 }

@@ -61,12 +61,7 @@ final class Options {
                     }
                     o.first = value;
                 }
-                case "--tcp" -> {
-                    if (!value.equals("nio") && !value.equals("iperf3")) {
-                        throw new IllegalArgumentException("--tcp must be nio or iperf3, was " + value);
-                    }
-                    o.tcp = value;
-                }
+                case "--tcp" -> o.tcp = tcpBaseline(value);
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
             }
             i++;
@@ -86,7 +81,20 @@ final class Options {
 
     /** The TCP baseline's name in the table. */
     String tcpName() {
+        return tcpName(tcp);
+    }
+
+    /** The table's name of TCP baseline {@code tcp} ({@code nio} or {@code iperf3}). */
+    static String tcpName(String tcp) {
         return tcp.equals("iperf3") ? "iperf3" : "NIO TCP";
+    }
+
+    /** {@code value} if it names a TCP baseline ({@code nio} or {@code iperf3}); else a one-line error. */
+    static String tcpBaseline(String value) {
+        if (!value.equals("nio") && !value.equals("iperf3")) {
+            throw new IllegalArgumentException("--tcp must be nio or iperf3, was " + value);
+        }
+        return value;
     }
 
     /** The command prefix that runs the served side where it belongs. */

@@ -204,14 +204,7 @@ final class PeerRun implements AutoCloseable {
 
         void stop() {
             stdin.close(); // the side's link sees the end of input and its process ends
-            try {
-                if (!process.waitFor(5, TimeUnit.SECONDS)) {
-                    process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                process.destroyForcibly();
-            }
+            ChildProcess.reap(process);
         }
     }
 

@@ -51,12 +51,7 @@ public final class VethBench {
                 case "--depth" -> depth = args[++i];
                 case "--rounds" -> rounds = Integer.parseInt(args[++i]);
                 case "--buffers" -> buffers = args[++i];
-                case "--tcp" -> {
-                    tcpBaseline = args[++i];
-                    if (!tcpBaseline.equals("nio") && !tcpBaseline.equals("iperf3")) {
-                        throw new IllegalArgumentException("--tcp must be nio or iperf3, was " + tcpBaseline);
-                    }
-                }
+                case "--tcp" -> tcpBaseline = Options.tcpBaseline(args[++i]);
                 case "--faults" -> faults = true;
                 case "--duplicate" -> {
                     duplicate = Double.parseDouble(args[++i]);
@@ -109,7 +104,7 @@ public final class VethBench {
             removeQuietly();
         }
         System.out.printf("%-8s %14s %14s %8s %14s %18s %14s %14s%n", "size", "slime4j MB/s",
-                (tcpBaseline.equals("iperf3") ? "iperf3" : "NIO TCP") + " MB/s", "ratio",
+                Options.tcpName(tcpBaseline) + " MB/s", "ratio",
                 "median ratio", "slime4j faulted", "faulted/clean", "median ratio");
         String[] names = sizes.split(",");
         for (int i = 0; i < n; i++) {
