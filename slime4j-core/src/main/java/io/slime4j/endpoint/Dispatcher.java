@@ -17,7 +17,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * queue order, whoever does it.
  *
  * <p>Usually its own thread does it: it waits in {@link CompletionQueue#awaitReadyPassively} with a
- * bounded timeout (no busy spin, and it never drives a busy-polling device). A caller blocked in {@link TransferFuture#await()} (or {@code join},
+ * bounded timeout (no busy spin, and it never spins on a busy-polling device; on shm a poll of an
+ * empty queue runs one duty cycle, whoever polls). A caller blocked in {@link TransferFuture#await()} (or {@code join},
  * {@code get}) may instead take the queue over ({@link #help}): on a single-rail endpoint for any
  * op, on a multi-rail one for an op whose requests all went to this rail ({@link OpState#rail}). It
  * spins briefly ({@value #HELP_SPINS} looks), then waits on the completion queue itself and handles
@@ -287,8 +288,8 @@ final class Dispatcher implements Runnable, RailDrain {
             return true;
         } finally {
             helper.set(null);
-            // a passive look, as a poster's: awaitReady would drive the device (shm) and make completions only
-            // to wake the dispatch thread for them (busy shm 64 B p50 4.2 -> 2.1 us; docs/PERFORMANCE.md)
+            // a passive look: one that drives the device (awaitReady on shm) would make completions only to
+            // wake the dispatch thread for them
             handOver(readyNow());
         }
     }
@@ -326,8 +327,6 @@ final class Dispatcher implements Runnable, RailDrain {
             failure.fail(WcStatus.GENERAL_ERR, "handling completions on a posting thread failed: " + e);
         } finally {
             helper.set(null);
-            // a passive look, as a poster's: awaitReady would drive the device (shm) and make completions only
-            // to wake the dispatch thread for them (busy shm 64 B p50 4.2 -> 2.1 us; docs/PERFORMANCE.md)
             handOver(readyNow());
         }
     }

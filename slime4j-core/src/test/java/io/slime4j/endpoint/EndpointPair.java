@@ -21,7 +21,7 @@ import java.util.function.UnaryOperator;
 
 /**
  * Two connected endpoints {@link #a} and {@link #b} on two soft devices of one in-process wire (or,
- * inside {@link #onShm}, on two shm devices),
+ * inside {@link #onShm} or {@link #onBusyPollingShm}, on two shm devices),
  * each with a region "kv" of {@code regionBytes} (and "src"/"dst" halves are up to the test).
  * Closing checks that the endpoints are clean (no detector fired) and, unless told otherwise, that
  * neither device ever sent or received an RNR NAK.
@@ -36,6 +36,8 @@ final class EndpointPair implements AutoCloseable {
     final RdmaEndpoint b;
     final MemorySegment kvA;
     final MemorySegment kvB;
+    /** Whether a caller waiting for an op spins (drives a busy-polling device) instead of blocking. */
+    final boolean waitersSpin;
     private final Arena arena = Arena.ofShared();
     boolean expectNoRnr = true;
 
@@ -43,12 +45,14 @@ final class EndpointPair implements AutoCloseable {
                          UnaryOperator<SoftConfig.Builder> device) {
         int n = N.incrementAndGet();
         wire = new InprocWire(faults);
-        if (ON_SHM.get()) {
+        Boolean shmBusyPoll = ON_SHM.get();
+        waitersSpin = shmBusyPoll != null && shmBusyPoll;
+        if (shmBusyPoll != null) {
             if (faults.dropRate() > 0 || faults.duplicateRate() > 0 || faults.reorderRate() > 0) {
                 throw new IllegalArgumentException("shm devices have no wire to inject faults into");
             }
-            deviceA = ShmDevice.open(ShmConfig.builder().name("ep-a" + n).build());
-            deviceB = ShmDevice.open(ShmConfig.builder().name("ep-b" + n).build());
+            deviceA = ShmDevice.open(ShmConfig.builder().name("ep-a" + n).busyPoll(shmBusyPoll).build());
+            deviceB = ShmDevice.open(ShmConfig.builder().name("ep-b" + n).busyPoll(shmBusyPoll).build());
         } else {
             deviceA = SoftDevice.open(wire, "ep-a" + n, device.apply(SoftConfig.builder()).name("ep-a" + n).build());
             deviceB = SoftDevice.open(wire, "ep-b" + n, device.apply(SoftConfig.builder()).name("ep-b" + n).build());
@@ -70,7 +74,8 @@ final class EndpointPair implements AutoCloseable {
         b.connect(infoA);
     }
 
-    private static final ThreadLocal<Boolean> ON_SHM = ThreadLocal.withInitial(() -> false);
+    /** Null: soft devices; otherwise shm devices, busy-polling when true. */
+    private static final ThreadLocal<Boolean> ON_SHM = new ThreadLocal<>();
 
     /** Something a test runs, which may throw. */
     interface Body {
@@ -79,7 +84,16 @@ final class EndpointPair implements AutoCloseable {
 
     /** Runs {@code body} with every pair this thread opens meanwhile on two shm devices instead. */
     static void onShm(Body body) throws Exception {
-        ON_SHM.set(true);
+        onShm(false, body);
+    }
+
+    /** As {@link #onShm}, with busy-polling shm devices (their waiters drive them). */
+    static void onBusyPollingShm(Body body) throws Exception {
+        onShm(true, body);
+    }
+
+    private static void onShm(boolean busyPoll, Body body) throws Exception {
+        ON_SHM.set(busyPoll);
         try {
             body.run();
         } finally {

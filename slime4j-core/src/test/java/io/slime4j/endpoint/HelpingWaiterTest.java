@@ -23,10 +23,15 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(60)
 class HelpingWaiterTest {
 
-    /** Blocks until {@code t} is parked or waiting (the await has begun), bounded. */
-    private static void awaitBlocked(Thread t) throws InterruptedException {
-        eventually(() -> t.getState() == Thread.State.WAITING || t.getState() == Thread.State.TIMED_WAITING,
-                Duration.ofSeconds(10), t.getName() + " blocked in await");
+    /**
+     * Blocks until {@code t}'s await on {@code p.b} has begun, bounded: until it is parked, or, where
+     * waiters spin (a busy-polling shm pair), until it took the queue over ({@code helpedBefore} counted
+     * before it started).
+     */
+    private static void awaitBlocked(Thread t, EndpointPair p, long helpedBefore) throws InterruptedException {
+        eventually(() -> p.waitersSpin ? p.b.helpedWaits() > helpedBefore
+                        : t.getState() == Thread.State.WAITING || t.getState() == Thread.State.TIMED_WAITING,
+                Duration.ofSeconds(10), t.getName() + (p.waitersSpin ? " helping in await" : " blocked in await"));
     }
 
     @Test
@@ -42,7 +47,7 @@ class HelpingWaiterTest {
                     Thread.currentThread().interrupt();
                 }
             });
-            awaitBlocked(waiter);
+            awaitBlocked(waiter, p, before);
             Patterns.fill(p.kvA, 0, 64, 7);
             success(p.a.send("kv", 0, 64));
             waiter.join(10_000);
@@ -93,6 +98,7 @@ class HelpingWaiterTest {
     @Test
     void aHelperWokenByCancellationLeavesAndTheDispatchThreadCarriesOn() throws Exception {
         try (EndpointPair p = EndpointPair.open(EndpointConfig.defaults(), 1 << 20)) {
+            long before = p.b.helpedWaits();
             TransferFuture pending = p.b.recv("kv", 0, 64);
             CountDownLatch returned = new CountDownLatch(1);
             AtomicReference<TransferStatus> seen = new AtomicReference<>();
@@ -104,7 +110,7 @@ class HelpingWaiterTest {
                     Thread.currentThread().interrupt();
                 }
             });
-            awaitBlocked(waiter);
+            awaitBlocked(waiter, p, before);
             assertThat(p.b.cancelAll()).isGreaterThanOrEqualTo(1);
             assertThat(returned.await(10, TimeUnit.SECONDS)).as("the helping waiter saw its cancellation").isTrue();
             assertThat(seen.get()).isEqualTo(TransferStatus.CANCELLED);
@@ -119,6 +125,7 @@ class HelpingWaiterTest {
     @Test
     void anInterruptedHelperThrowsAndLeavesTheQueueToTheDispatchThread() throws Exception {
         try (EndpointPair p = EndpointPair.open(EndpointConfig.defaults(), 1 << 20)) {
+            long before = p.b.helpedWaits();
             TransferFuture pending = p.b.recv("kv", 0, 64);
             AtomicReference<Throwable> thrown = new AtomicReference<>();
             Thread waiter = Thread.ofPlatform().start(() -> {
@@ -128,7 +135,7 @@ class HelpingWaiterTest {
                     thrown.set(e);
                 }
             });
-            awaitBlocked(waiter);
+            awaitBlocked(waiter, p, before);
             waiter.interrupt();
             waiter.join(10_000);
             assertThat(thrown.get()).isInstanceOf(InterruptedException.class);

@@ -46,6 +46,28 @@ class ShmEndpointTest {
         });
     }
 
+    /**
+     * Every way a helping waiter leaves the queue (its own completion, a cancellation, an interrupt, a
+     * timeout) on shm, where a look that drives the device makes completions: whatever the helper
+     * leaves, the dispatch thread completes later exchanges alone. Blocking and busy-polling devices.
+     */
+    @ParameterizedTest(name = "busy-poll {0}")
+    @ValueSource(booleans = {false, true})
+    void aHelpingWaiterLeavesTheQueueToTheDispatchThreadOnShm(boolean busyPoll) throws Exception {
+        EndpointPair.Body body = () -> {
+            HelpingWaiterTest t = new HelpingWaiterTest();
+            t.aBlockedWaiterHandlesTheQueueAndGetsItsOwnCompletion();
+            t.aHelperWokenByCancellationLeavesAndTheDispatchThreadCarriesOn();
+            t.anInterruptedHelperThrowsAndLeavesTheQueueToTheDispatchThread();
+            t.aTimedAwaitThatHelpsTimesOutAndTheOpGoesOn();
+        };
+        if (busyPoll) {
+            EndpointPair.onBusyPollingShm(body);
+        } else {
+            EndpointPair.onShm(body);
+        }
+    }
+
     @Test
     void noFutureEverObservesAnotherOpsCompletionOnShm() throws Exception {
         EndpointPair.onShm(() -> new AbaStressTest().noFutureEverObservesAnotherOpsCompletion());
