@@ -5,6 +5,7 @@ import io.slime4j.shm.HostIdentity;
 import io.slime4j.shm.ShmDevice;
 import io.slime4j.shm.TransportChoice;
 import io.slime4j.verbs.QpConfig;
+import io.slime4j.verbs.VerbsDevice;
 import io.slime4j.wire.udp.PathMtu;
 import io.slime4j.wire.udp.UdpConfig;
 import io.slime4j.wire.udp.UdpPort;
@@ -168,7 +169,8 @@ final class InfoCommand implements Callable<Integer> {
                 value = (from.equals("system property") ? property : variable) + " (invalid)";
             }
             if (s.getKey().endsWith(".maxRequestBytes") && value.equals("0")) {
-                value = "0 (the device's: 1 MiB on udp and inproc, 16 MiB on shm)";
+                value = "0 (the device's: " + Sizes.format(VerbsDevice.DEFAULT_REQUEST_BYTES) + " on udp and inproc, "
+                        + Sizes.format(ShmDevice.PREFERRED_REQUEST_BYTES) + " on shm)";
             }
             out.printf("  %-34s %-34s %-14s %s%n", s.getKey(), s.getValue(), value, from);
         }

@@ -158,7 +158,7 @@ public final class ShmDevice implements VerbsDevice {
     }
 
     /** {@link #preferredRequestBytes()}; also what one responder turn copies before it lets the device's other queue pairs run. */
-    static final int PREFERRED_REQUEST_BYTES = 16 << 20;
+    public static final int PREFERRED_REQUEST_BYTES = 16 << 20;
 
     @Override
     public ProtectionDomain allocateProtectionDomain() {
