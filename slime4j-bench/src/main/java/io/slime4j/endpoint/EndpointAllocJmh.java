@@ -1,5 +1,8 @@
 package io.slime4j.endpoint;
 
+import io.slime4j.shm.SharedMemory;
+import io.slime4j.shm.ShmConfig;
+import io.slime4j.shm.ShmDevice;
 import io.slime4j.soft.SoftConfig;
 import io.slime4j.soft.SoftDevice;
 import io.slime4j.verbs.VerbsDevice;
@@ -31,7 +34,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * and in allocation (run it with {@code -prof gc} and read {@code gc.alloc.rate.norm}: bytes
  * allocated per op, by every thread of the JVM, caller, dispatch threads and progress agents alike,
  * divided by the ops). Two endpoints in this JVM, each on {@code rails} soft devices, over the
- * in-process wire or UDP loopback ({@code wire}). {@link #writeJoin} posts one 4 KiB write and
+ * in-process wire or UDP loopback ({@code wire}), or on {@code rails} shm devices ({@code shm}:
+ * a write is one copy on the posting thread, which also handles its completion, so the figure is
+ * the endpoint's own cost per op plus that copy). {@link #writeJoin} posts one 4 KiB write and
  * waits for it; {@link #writeWindow} keeps {@value #WINDOW} writes outstanding and waits for them
  * all, the figure being per write; {@link #readJoin} is a lone 4 KiB read. The two-sided cases
  * count two ops per invocation, the sender's and the receiver's: {@link #writeImmJoin} (a 4 KiB
@@ -52,8 +57,8 @@ public class EndpointAllocJmh {
     static final long BUFFER = Math.max(WINDOW * 4096L, 64 << 10);
     private static final Duration BOUND = Duration.ofSeconds(30);
 
-    /** {@code inproc} or {@code udp}. */
-    @Param({"inproc", "udp"})
+    /** {@code inproc} or {@code udp} (soft devices), or {@code shm} (shm devices). */
+    @Param({"inproc", "udp", "shm"})
     public String wire;
 
     /** Soft devices per endpoint (one io queue pair each). */
@@ -77,7 +82,12 @@ public class EndpointAllocJmh {
         if (udp != null) {
             wires.add(udp);
         }
-        for (int r = 0; r < rails; r++) {
+        boolean shm = wire.equals("shm");
+        for (int r = 0; r < rails && shm; r++) {
+            railsA.add(ShmDevice.open(ShmConfig.builder().name("alloc-a" + r).build()));
+            railsB.add(ShmDevice.open(ShmConfig.builder().name("alloc-b" + r).build()));
+        }
+        for (int r = 0; r < rails && !shm; r++) {
             Wire w = udp;
             String addrA = "udp:127.0.0.1:0";
             String addrB = "udp:127.0.0.1:0";
@@ -97,8 +107,9 @@ public class EndpointAllocJmh {
         a = RdmaEndpoint.open(railsA, config.toBuilder().name("alloc-a").build());
         b = RdmaEndpoint.open(railsB, config.toBuilder().name("alloc-b").build());
         arena = Arena.ofShared();
-        a.register("buf", arena.allocate(BUFFER, 4096));
-        b.register("buf", arena.allocate(BUFFER, 4096));
+        // on shm the target must be memory the peer can map: the engine's shared memory
+        a.register("buf", shm ? SharedMemory.allocate(BUFFER, arena) : arena.allocate(BUFFER, 4096));
+        b.register("buf", shm ? SharedMemory.allocate(BUFFER, arena) : arena.allocate(BUFFER, 4096));
         a.connect(b.info());
         b.connect(a.info());
         one = List.of(Assignment.local("buf", 0).remote("buf", 0).length(4096));

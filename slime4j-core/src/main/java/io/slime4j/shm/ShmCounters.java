@@ -1,12 +1,16 @@
 package io.slime4j.shm;
 
 import io.slime4j.verbs.Counter;
+import io.slime4j.verbs.CounterCells;
 import io.slime4j.verbs.Counters;
 import java.util.EnumMap;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicLongArray;
 
-/** Counters of an shm device or queue pair; a queue pair's set also adds into its device's. */
+/**
+ * Counters of an shm device or queue pair: a queue pair's are a child of its device's
+ * ({@link CounterCells}), so a count is one atomic update and the device's figures are summed when
+ * read.
+ */
 final class ShmCounters implements Counters {
     private static final Counter[] COUNTERS = Counter.values();
 
@@ -15,34 +19,45 @@ final class ShmCounters implements Counters {
     /** Each counter on its own cache line: the agent and posting or polling threads count different ones. */
     private static final int STRIDE = 8;
 
-    private final AtomicLongArray values = new AtomicLongArray(SIZE * STRIDE);
-    private final ShmCounters parent;
+    private final CounterCells cells;
 
-    ShmCounters(ShmCounters parent) {
-        this.parent = parent;
+    /** A device's counters. */
+    ShmCounters() {
+        this.cells = new CounterCells(SIZE, STRIDE);
+    }
+
+    private ShmCounters(CounterCells cells) {
+        this.cells = cells;
+    }
+
+    /** A queue pair's counters, counted in this device's until {@link #retire retired}. */
+    ShmCounters child() {
+        return new ShmCounters(cells.child());
+    }
+
+    /** The queue pair is gone: its counts stay in the device's totals ({@link CounterCells#retire}). */
+    void retire() {
+        cells.retire();
     }
 
     void increment(Counter c) {
-        add(c, 1);
+        cells.add(c.id(), 1);
     }
 
     void add(Counter c, long delta) {
-        values.getAndAdd(c.id() * STRIDE, delta);
-        if (parent != null) {
-            parent.add(c, delta);
-        }
+        cells.add(c.id(), delta);
     }
 
     @Override
     public long get(Counter counter) {
-        return values.get(counter.id() * STRIDE);
+        return cells.get(counter.id());
     }
 
     @Override
     public Map<Counter, Long> snapshot() {
         Map<Counter, Long> map = new EnumMap<>(Counter.class);
         for (Counter c : COUNTERS) {
-            map.put(c, values.get(c.id() * STRIDE));
+            map.put(c, cells.get(c.id()));
         }
         return map;
     }
@@ -51,7 +66,7 @@ final class ShmCounters implements Counters {
     public String toString() {
         StringBuilder sb = new StringBuilder("{");
         for (Counter c : COUNTERS) {
-            long v = values.get(c.id() * STRIDE);
+            long v = cells.get(c.id());
             if (v != 0) {
                 sb.append(sb.length() > 1 ? ", " : "").append(c.name()).append('=').append(v);
             }

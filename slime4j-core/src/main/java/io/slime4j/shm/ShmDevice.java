@@ -59,7 +59,7 @@ public final class ShmDevice implements VerbsDevice {
     private final ExportTable exports;
     private final PeerMappings mappings = new PeerMappings();
     private final Map<String, PeerDevice> peers = new ConcurrentHashMap<>();
-    private final ShmCounters counters = new ShmCounters(null);
+    private final ShmCounters counters = new ShmCounters();
     private final List<ShmQueuePair> qps = new CopyOnWriteArrayList<>();
     private final ShmQueuePair[] byQpn = new ShmQueuePair[Layout.MAX_QPS];
     private final ConcurrentLinkedQueue<ShmQueuePair> closing = new ConcurrentLinkedQueue<>();
@@ -229,6 +229,7 @@ public final class ShmDevice implements VerbsDevice {
                     continue;
                 }
                 qp.handleError();
+                qp.counters().retire(); // its counts stay in the device's totals
                 Layout.setRelease(file, Layout.DEV_DIR + qp.qpn() * Layout.DIR_ENTRY + 16, 0);
                 byQpn[qp.qpn()] = null;
                 qp.file.close();

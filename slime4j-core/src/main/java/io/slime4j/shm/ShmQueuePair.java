@@ -59,7 +59,7 @@ final class ShmQueuePair implements QueuePair {
         this.config = config;
         this.sendCq = sendCq;
         this.recvCq = recvCq;
-        this.counters = new ShmCounters(device.countersSet());
+        this.counters = device.countersSet().child();
         long t;
         do {
             t = RANDOM.nextLong();

@@ -1,28 +1,43 @@
 package io.slime4j.soft;
 
 import io.slime4j.verbs.Counter;
+import io.slime4j.verbs.CounterCells;
 import io.slime4j.verbs.Counters;
 
 import java.util.EnumMap;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
  * The hardware-neutral {@link Counter}s and the engine's {@link SoftCounter}s of a device or a
  * queue pair, in one array indexed by their (disjoint) ids; written by one thread (the progress
- * agent) or a few (posting and polling threads) and read by any. A child set also adds into its
- * parent, so device totals are the sum of its queue pairs plus device-only events.
+ * agent) or a few (posting and polling threads) and read by any. A queue pair's set is a child of
+ * its device's ({@link CounterCells}): a count is one atomic update, and the device's totals (its
+ * queue pairs' counts plus device-only events) are summed when read.
  */
 final class CounterSet implements Counters {
     private static final Counter[] COUNTERS = Counter.values();
     private static final SoftCounter[] SOFT_COUNTERS = SoftCounter.values();
     private static final int SIZE = maxId() + 1;
 
-    private final AtomicLongArray values = new AtomicLongArray(SIZE);
-    private final CounterSet parent;
+    private final CounterCells cells;
 
-    CounterSet(CounterSet parent) {
-        this.parent = parent;
+    /** A device's counters. */
+    CounterSet() {
+        this.cells = new CounterCells(SIZE, 1);
+    }
+
+    private CounterSet(CounterCells cells) {
+        this.cells = cells;
+    }
+
+    /** A queue pair's counters, counted in this device's until {@link #retire retired}. */
+    CounterSet child() {
+        return new CounterSet(cells.child());
+    }
+
+    /** The queue pair is gone: its counts stay in the device's totals ({@link CounterCells#retire}). */
+    void retire() {
+        cells.retire();
     }
 
     private static int maxId() {
@@ -49,26 +64,23 @@ final class CounterSet implements Counters {
     }
 
     private void add(int id, long delta) {
-        values.getAndAdd(id, delta);
-        if (parent != null) {
-            parent.add(id, delta);
-        }
+        cells.add(id, delta);
     }
 
     @Override
     public long get(Counter counter) {
-        return values.get(counter.id());
+        return cells.get(counter.id());
     }
 
     long get(SoftCounter counter) {
-        return values.get(counter.id());
+        return cells.get(counter.id());
     }
 
     @Override
     public Map<Counter, Long> snapshot() {
         Map<Counter, Long> map = new EnumMap<>(Counter.class);
         for (Counter c : COUNTERS) {
-            map.put(c, values.get(c.id()));
+            map.put(c, cells.get(c.id()));
         }
         return map;
     }
@@ -76,7 +88,7 @@ final class CounterSet implements Counters {
     private Map<SoftCounter, Long> softSnapshot() {
         Map<SoftCounter, Long> map = new EnumMap<>(SoftCounter.class);
         for (SoftCounter c : SOFT_COUNTERS) {
-            map.put(c, values.get(c.id()));
+            map.put(c, cells.get(c.id()));
         }
         return map;
     }
@@ -107,7 +119,7 @@ final class CounterSet implements Counters {
     public String toString() {
         StringBuilder sb = new StringBuilder("{");
         for (int id = 0; id < SIZE; id++) {
-            long v = values.get(id);
+            long v = cells.get(id);
             if (v != 0) {
                 sb.append(sb.length() > 1 ? ", " : "").append(name(id)).append('=').append(v);
             }

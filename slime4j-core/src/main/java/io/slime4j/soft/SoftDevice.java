@@ -41,7 +41,7 @@ public final class SoftDevice implements VerbsDevice {
     private final SoftConfig config;
     private final WirePort port;
     private final KeyTable keyTable = new KeyTable();
-    private final CounterSet counters = new CounterSet(null);
+    private final CounterSet counters = new CounterSet();
     private final TimerWheel timers;
     private final PacketOutput output;
     private final ProgressAgent agent;
@@ -209,6 +209,7 @@ public final class SoftDevice implements VerbsDevice {
         runOnAgent(() -> {
             qp.enterError();
             qp.unregisterJmx();
+            qp.countersSet().retire(); // its counts stay in the device's totals
             synchronized (this) {
                 if (byQpn[qp.qpn()] == qp) {
                     byQpn[qp.qpn()] = null;

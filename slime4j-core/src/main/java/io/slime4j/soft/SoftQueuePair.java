@@ -68,7 +68,7 @@ final class SoftQueuePair implements QueuePair {
         this.config = config;
         this.sendCq = sendCq;
         this.recvCq = recvCq;
-        this.counters = new CounterSet(device.countersSet());
+        this.counters = device.countersSet().child();
         long token;
         do {
             token = RANDOM.nextLong();

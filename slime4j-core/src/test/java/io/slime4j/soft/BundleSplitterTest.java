@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 class BundleSplitterTest {
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     private static final WireAddress FROM = new InprocAddress("peer");
-    private final CounterSet counters = new CounterSet(null);
+    private final CounterSet counters = new CounterSet();
     private final BundleSplitter splitter = new BundleSplitter(4096, counters);
     private final List<byte[]> frames = new ArrayList<>();
     private final MemorySegment datagram = Arena.ofAuto().allocate(4096);

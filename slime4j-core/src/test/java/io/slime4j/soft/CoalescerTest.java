@@ -64,7 +64,7 @@ class CoalescerTest {
     private List<byte[]> framesOf(Datagram d) {
         List<byte[]> out = new ArrayList<>();
         MemorySegment s = MemorySegment.ofArray(d.bytes());
-        CounterSet counters = new CounterSet(null);
+        CounterSet counters = new CounterSet();
         new BundleSplitter(CAPACITY, counters).split(s, d.bytes().length, d.to(),
                 (f, len, from) -> out.add(f.asSlice(0, len).toArray(ValueLayout.JAVA_BYTE)));
         assertThat(counters.get(SoftCounter.BAD_BUNDLES)).isZero();

@@ -19,7 +19,7 @@ final class OutboundHarness {
     static final int INITIAL_PSN = Integer.MAX_VALUE - 5; // every test crosses the PSN wrap
 
     long now = 1_000_000_000L;
-    final CounterSet counters = new CounterSet(null);
+    final CounterSet counters = new CounterSet();
     final TimerWheel timers = new TimerWheel(10_000, 4096, now);
     final List<SendSegment> timedOut = new ArrayList<>();
     final OutboundStream stream;
