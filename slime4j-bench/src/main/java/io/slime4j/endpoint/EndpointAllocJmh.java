@@ -36,7 +36,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * divided by the ops). Two endpoints in this JVM, each on {@code rails} soft devices, over the
  * in-process wire or UDP loopback ({@code wire}), or on {@code rails} shm devices ({@code shm}:
  * a write is one copy on the posting thread, which also handles its completion, so the figure is
- * the endpoint's own cost per op plus that copy). {@link #writeJoin} posts one 4 KiB write and
+ * the endpoint's and the device's own cost per op plus that copy). {@link #writeJoin} posts one 4 KiB write and
  * waits for it; {@link #writeWindow} keeps {@value #WINDOW} writes outstanding and waits for them
  * all, the figure being per write; {@link #readJoin} is a lone 4 KiB read. The two-sided cases
  * count two ops per invocation, the sender's and the receiver's: {@link #writeImmJoin} (a 4 KiB
@@ -61,7 +61,7 @@ public class EndpointAllocJmh {
     @Param({"inproc", "udp", "shm"})
     public String wire;
 
-    /** Soft devices per endpoint (one io queue pair each). */
+    /** Devices per endpoint, soft or shm as {@link #wire} says (one io queue pair each). */
     @Param({"1", "2"})
     public int rails;
 

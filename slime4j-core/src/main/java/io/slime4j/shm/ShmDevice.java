@@ -176,7 +176,10 @@ public final class ShmDevice implements VerbsDevice {
     public synchronized QueuePair createQueuePair(ProtectionDomain pd, QpConfig qpConfig, CompletionQueue sendCq,
                                                   CompletionQueue recvCq) {
         checkOpen("createQueuePair");
-        if (qpConfig != null && qpConfig.mtu() == QpConfig.MTU_FROM_PATH) {
+        if (qpConfig == null) {
+            throw new IllegalArgumentException("QpConfig must not be null");
+        }
+        if (qpConfig.mtu() == QpConfig.MTU_FROM_PATH) {
             // no datagrams here: the MTU only sizes the packet counters, so take the largest default
             qpConfig = qpConfig.toBuilder().mtu(QpConfig.DEFAULT_MAX_MTU).build();
         }
@@ -228,8 +231,11 @@ public final class ShmDevice implements VerbsDevice {
                 if (!qps.remove(qp)) {
                     continue;
                 }
-                qp.handleError();
-                qp.counters().retire(); // its counts stay in the device's totals
+                try {
+                    qp.handleError();
+                } finally {
+                    qp.counters().retire(); // its counts stay in the device's totals
+                }
                 Layout.setRelease(file, Layout.DEV_DIR + qp.qpn() * Layout.DIR_ENTRY + 16, 0);
                 byQpn[qp.qpn()] = null;
                 qp.file.close();

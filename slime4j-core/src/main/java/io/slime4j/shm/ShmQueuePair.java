@@ -59,7 +59,6 @@ final class ShmQueuePair implements QueuePair {
         this.config = config;
         this.sendCq = sendCq;
         this.recvCq = recvCq;
-        this.counters = device.countersSet().child();
         long t;
         do {
             t = RANDOM.nextLong();
@@ -77,6 +76,8 @@ final class ShmQueuePair implements QueuePair {
             rq[i] = new Wqe(config.maxSge());
         }
         this.file = QpFile.create(sqSize, config.maxSge(), token, device.id(), pd.id);
+        // registered with the device's counters once what can fail (the ring file) was made
+        this.counters = device.countersSet().child();
         this.requester = new Requester(this);
         this.responder = new Responder(this);
     }

@@ -185,4 +185,50 @@ public abstract class CompletionAndCounterConformance extends ConformanceSuite {
         assertThat(p.a.deviceCounter(Counter.AGENT_ERRORS)).as("progress agent errors").isZero();
         assertThat(p.b.deviceCounter(Counter.AGENT_ERRORS)).as("progress agent errors").isZero();
     }
+
+    /**
+     * A queue pair's counts stay in its device's totals after it is destroyed, those it makes
+     * afterwards included (its flushed receive, polled once it is gone): device totals are summed
+     * from the queue pairs' counts, and a destroyed one's move into the device's.
+     */
+    @Test
+    @Timeout(30)
+    public void aDestroyedQueuePairsCountsStayInItsDevicesTotals() throws Exception {
+        QpPair p = pair();
+        MemoryRegion src = p.a.region(16 * KIB);
+        MemoryRegion dst = p.b.region(16 * KIB);
+        for (int i = 0; i < 3; i++) {
+            p.a.runOk(write(i, src, i * KIB, KIB, RemoteRegion.of(dst), i * KIB));
+        }
+        p.b.postRecv(recv(9, dst, 0, KIB)); // never matched: flushed when the queue pair fails
+        long posted = p.a.deviceCounter(Counter.WR_POSTED);
+        long sent = p.a.deviceCounter(Counter.BYTES_SENT);
+        long recvPosted = p.b.deviceCounter(Counter.RECV_WR_POSTED);
+        long received = p.b.deviceCounter(Counter.BYTES_RECEIVED);
+        long polledBefore = p.b.deviceCounter(Counter.COMPLETIONS_POLLED);
+        assertThat(posted).as("writes posted on a's device").isGreaterThanOrEqualTo(3);
+        assertThat(sent).as("bytes sent on a's device").isGreaterThanOrEqualTo(3 * KIB);
+
+        p.b.qp.modifyToError();
+        p.b.qp.close();
+        p.a.qp.close();
+        Thread.sleep(50); // long enough for the devices to retire both in most runs; right either way
+        WorkCompletion flushed = p.b.recvCompletion(); // polled after its queue pair was destroyed
+        assertThat(flushed.wrId()).isEqualTo(9);
+
+        assertThat(p.a.deviceCounter(Counter.WR_POSTED)).as("a's device: writes posted, after the destroy")
+                .isEqualTo(posted);
+        assertThat(p.a.deviceCounter(Counter.BYTES_SENT)).as("a's device: bytes sent, after the destroy")
+                .isGreaterThanOrEqualTo(sent);
+        assertThat(p.b.deviceCounter(Counter.RECV_WR_POSTED)).as("b's device: receives posted, after the destroy")
+                .isEqualTo(recvPosted);
+        assertThat(p.b.deviceCounter(Counter.BYTES_RECEIVED)).as("b's device: bytes received, after the destroy")
+                .isGreaterThanOrEqualTo(received);
+        assertThat(p.b.deviceCounter(Counter.COMPLETIONS_POLLED)).as("b's device: the flush polled after the destroy")
+                .isEqualTo(polledBefore + 1);
+        assertThat(p.b.qp.counters().get(Counter.COMPLETIONS_POLLED)).as("b's queue pair, polled, in its own view")
+                .isGreaterThanOrEqualTo(1);
+        assertThat(p.b.deviceCounter(Counter.COMPLETIONS_GENERATED)).as("b's device: generated >= polled")
+                .isGreaterThanOrEqualTo(p.b.deviceCounter(Counter.COMPLETIONS_POLLED));
+    }
 }

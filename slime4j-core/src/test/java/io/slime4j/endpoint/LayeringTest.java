@@ -13,7 +13,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Layers stay clean: the endpoint uses only the verbs API (so it runs unchanged on any verbs
- * implementation), and the shm engine uses only the verbs API and the JDK (never soft or a wire).
+ * implementation), the shm engine uses only the verbs API, the engines' shared internals and the
+ * JDK (never soft or a wire), and those internals use nothing of slime4j but the verbs API.
  */
 class LayeringTest {
     @Test
@@ -23,14 +24,21 @@ class LayeringTest {
     }
 
     @Test
-    void theShmEngineImportsOnlyTheVerbsApi() throws IOException {
-        assertThat(offending("shm", l -> l.contains("io.slime4j.verbs") || l.contains("io.slime4j.shm")))
-                .as("references of io.slime4j.shm outside io.slime4j.verbs").isEmpty();
+    void theShmEngineImportsOnlyTheVerbsApiAndTheEnginesInternals() throws IOException {
+        assertThat(offending("shm", l -> l.contains("io.slime4j.verbs") || l.contains("io.slime4j.shm")
+                || l.contains("io.slime4j.internal")))
+                .as("references of io.slime4j.shm outside io.slime4j.verbs and io.slime4j.internal").isEmpty();
+    }
+
+    @Test
+    void theEnginesInternalsImportOnlyTheVerbsApi() throws IOException {
+        assertThat(offending("internal", l -> l.contains("io.slime4j.verbs") || l.contains("io.slime4j.internal")))
+                .as("references of io.slime4j.internal outside io.slime4j.verbs").isEmpty();
     }
 
     @Test
     void theSoftEngineAndTheWiresDoNotReachIntoTheShmEngine() throws IOException {
-        for (String pkg : List.of("soft", "wire", "wire/udp", "wire/inproc", "verbs")) {
+        for (String pkg : List.of("soft", "wire", "wire/udp", "wire/inproc", "verbs", "internal")) {
             assertThat(offending(pkg, l -> !l.contains("io.slime4j.shm"))).as("references of %s to io.slime4j.shm", pkg)
                     .isEmpty();
         }
