@@ -11,9 +11,9 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * device's cells are the root; each queue pair's are a {@link #child} of them, and the root's
  * {@link #get} is its own counts plus every live child's, so a count is stored once (in the queue
  * pair's cells) and summed when read. (A queue pair that also added into its device's cells made
- * every count two atomic updates on two cache lines; without the second, the 4 KiB shm write rate
- * rose by about 15%: docs/PERFORMANCE.md.) Reading is rare (statistics, tests, JMX); counting
- * happens on every packet or request.
+ * every count two atomic updates on two cache lines; without the second, the shm write rate rose
+ * by 1–15% at 4 KiB and 7–9% at 64 KiB: docs/PERFORMANCE.md.) Reading is rare (statistics, tests,
+ * JMX); counting happens on every packet or request.
  *
  * <p>When its queue pair is gone, a child is {@link #retire retired}: its counts move into the
  * root's own cells, so the device's totals keep them, and a count made after that (a completion of
