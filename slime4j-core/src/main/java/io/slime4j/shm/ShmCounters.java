@@ -1,7 +1,7 @@
 package io.slime4j.shm;
 
-import io.slime4j.verbs.Counter;
 import io.slime4j.internal.CounterCells;
+import io.slime4j.verbs.Counter;
 import io.slime4j.verbs.Counters;
 import java.util.EnumMap;
 import java.util.Map;
