@@ -43,19 +43,10 @@ public final class ShmDevice implements VerbsDevice {
     private static final Map<Long, ShmDevice> LOCAL = new ConcurrentHashMap<>();
     private static final SecureRandom RANDOM = new SecureRandom();
     /**
-     * How long a busy-polling agent first parks while a waiter spins and drives progress instead,
-     * and how recent a poller's duty cycle must be to count as spinning.
+     * How long a busy-polling agent parks while a waiter spins and drives progress instead, and how
+     * recent a poller's duty cycle must be to count as spinning.
      */
     private static final long QUIET_NANOS = 50_000;
-    /**
-     * The longest such park: each one in a row doubles, from {@link #QUIET_NANOS} up to this. Each
-     * look is a wake-up that preempts a spinning waiter on a 2-core machine (about 12 k a second at
-     * 50 µs in the busy 64 B round trip); the soft engine's agent rests the same way
-     * ({@code ProgressAgent.STAND_ASIDE_MAX_NANOS}). A waiter that stops driving leaves arrivals to
-     * the agent within the rest under way; what must run soon (a destroyed queue pair, a queue pair
-     * entering ERR, close) ends the rest ({@link #nudge}).
-     */
-    static final long QUIET_MAX_NANOS = 10_000_000;
     /** How often an idle agent runs a duty cycle for the timers of outstanding requests. */
     private static final long TIMER_TICK_NANOS = 50_000;
 
@@ -143,19 +134,6 @@ public final class ShmDevice implements VerbsDevice {
         Doorbell.ring(file);
     }
 
-    /**
-     * {@link #wakeup}, and also ends a busy-polling agent's rest while waiters drive: for what must
-     * run soon whether or not they do (a destroyed queue pair, one entering ERR, close), not for
-     * posts and arrivals, which the waiters handle.
-     */
-    void nudge() {
-        wakeup();
-        restCut = true; // then read resting: a Dekker pair with the agent's rest
-        if (resting) {
-            LockSupport.unpark(agent);
-        }
-    }
-
     @Override
     public String name() {
         return config.name();
@@ -239,7 +217,7 @@ public final class ShmDevice implements VerbsDevice {
      */
     void destroyQueuePair(ShmQueuePair qp) {
         closing.add(qp);
-        nudge();
+        wakeup();
         if (closed && !agent.isAlive()) {
             retire();
         }
@@ -422,46 +400,10 @@ public final class ShmDevice implements VerbsDevice {
             }
             if (work > 0) {
                 idleSince = now;
-                restNanos = QUIET_NANOS;
                 continue;
             }
             idle(seen, idleSince);
         }
-    }
-
-    /** The busy-polling agent's next rest while waiters drive (agent thread only). */
-    private long restNanos = QUIET_NANOS;
-    /** The agent rests ({@link #rest}); {@link #restCut} asks it to stop ({@link #nudge}). */
-    private volatile boolean resting;
-    private volatile boolean restCut;
-
-    /** Rests taken, and rests a nudge cut short or skipped (agent thread writes; for tests). */
-    private volatile long rests;
-    private volatile long restsCut;
-
-    /** One rest of a busy-polling agent while waiters drive: parks, unless nudged; the next one is twice as long. */
-    private void rest() {
-        resting = true; // then read restCut: a Dekker pair with nudge()
-        if (!restCut && !closed) {
-            LockSupport.parkNanos(this, restNanos);
-        }
-        resting = false;
-        if (restCut) {
-            restCut = false;
-            restsCut++;
-        }
-        rests++;
-        restNanos = Math.min(restNanos * 2, QUIET_MAX_NANOS);
-    }
-
-    /** How many rests the busy-polling agent took while waiters drove (for tests). */
-    long rests() {
-        return rests;
-    }
-
-    /** How many of them a {@link #nudge} cut short or skipped (for tests). */
-    long restsCut() {
-        return restsCut;
     }
 
     /**
@@ -477,12 +419,11 @@ public final class ShmDevice implements VerbsDevice {
             long now = System.nanoTime();
             if (config.busyPoll() && (spinners.get() > 0 || now - lastHelpAt < QUIET_NANOS)) {
                 // A waiter spins on a completion queue and runs the duty cycles itself: a second spinning
-                // thread would only take its core. Look in now and then, each rest in a row twice as long
-                // (QUIET_MAX_NANOS), without announcing sleep, so peers ringing the doorbell make no futex call.
-                rest();
+                // thread would only take its core. Look in now and then for the timers, without announcing
+                // sleep, so peers ringing the doorbell make no futex call.
+                LockSupport.parkNanos(this, QUIET_NANOS);
                 return;
             }
-            restNanos = QUIET_NANOS;
             if (timersRunning && now - start >= TIMER_TICK_NANOS) {
                 return;
             }
@@ -514,7 +455,7 @@ public final class ShmDevice implements VerbsDevice {
             closed = true;
         }
         Layout.setIntVolatile(file, Layout.DEV_CLOSED, 1);
-        nudge();
+        wakeup();
         try {
             agent.join(10_000);
         } catch (InterruptedException e) {

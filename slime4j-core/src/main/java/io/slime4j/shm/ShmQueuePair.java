@@ -146,7 +146,7 @@ final class ShmQueuePair implements QueuePair {
         if (state != QpState.ERR) {
             state = QpState.ERR;
             file.markFailed();
-            device.nudge(); // its flush must not wait for a busy-polling agent's rest
+            device.wakeup();
         }
     }
 

@@ -92,50 +92,6 @@ class ProgressOnCallingThreadsTest {
         }
     }
 
-    /**
-     * While a waiter keeps driving, each rest of the agent is twice as long as the last, up to
-     * {@link ShmDevice#QUIET_MAX_NANOS}: a few dozen looks in half a second, not one every 50 µs
-     * (each look preempts a spinning waiter on a small machine). A destroyed queue pair ends the
-     * rest under way, so its flush does not wait for it.
-     */
-    @Test
-    void whileAWaiterBusyPollsTheAgentRestsLongerAndADestroyEndsTheRest() throws Exception {
-        try (ShmDevice a = ShmDevice.open(ShmConfig.builder().name("rest-a").busyPoll(true).build())) {
-            CompletionQueue cq = a.createCompletionQueue(16);
-            QueuePair qp = a.createQueuePair(a.allocateProtectionDomain(), QpConfig.defaults(), cq, cq);
-            CompletableFuture<Boolean> waited = CompletableFuture.supplyAsync(() -> {
-                try {
-                    return cq.awaitReady(3000, TimeUnit.MILLISECONDS);
-                } catch (InterruptedException e) {
-                    throw new IllegalStateException(e);
-                }
-            });
-            Thread.sleep(200); // the waiter spins, the agent rests
-            long before = a.rests();
-            Thread.sleep(500);
-            long during = a.rests() - before;
-            // at 50 us a rest, half a second is up to 10,000; doubling to 10 ms, about 50
-            assertThat(during).as("rests the agent took in 500 ms while a waiter drove").isBetween(1L, 200L);
-
-            long cutBefore = a.restsCut();
-            qp.close(); // the destroy nudges the agent
-            assertThat(waitFor(() -> a.restsCut() > cutBefore, 5_000))
-                    .as("a rest cut short by the destroy").isTrue();
-            assertThat(waited.get(10, TimeUnit.SECONDS)).as("nothing ever completes").isFalse();
-        }
-    }
-
-    private static boolean waitFor(java.util.function.BooleanSupplier condition, long millis) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() - deadline > 0) {
-                return false;
-            }
-            Thread.sleep(1);
-        }
-        return true;
-    }
-
     /** The share of 200 samples over about 400 ms in which {@code t} was parked (not running or runnable). */
     private static double parkedShare(Thread t) throws InterruptedException {
         int parked = 0;
