@@ -58,6 +58,7 @@ final class Dispatcher implements Runnable, RailDrain {
      */
     static final long STAND_ASIDE_NANOS = 1_000_000;
 
+
     private final String name;
     private final Lifecycle lifecycle;
     private final EndpointFailure failure;
@@ -91,6 +92,8 @@ final class Dispatcher implements Runnable, RailDrain {
      */
     private volatile boolean standingAside;
     private final LongAdder helped = new LongAdder();
+    /** Batches the dispatch thread itself handled (each a hop from the thread that made them). */
+    private final LongAdder ownBatches = new LongAdder();
     private volatile boolean running = true;
     /** The shared group whose thread serves this rail instead of an own one, or null. */
     private final DispatchGroup group;
@@ -168,6 +171,14 @@ final class Dispatcher implements Runnable, RailDrain {
         return helped.sum();
     }
 
+    /**
+     * How many batches of completions the dispatch thread handled itself (not a helping or posting
+     * caller); a {@link DispatchGroup}'s shared thread's batches are not counted.
+     */
+    long ownBatches() {
+        return ownBatches.sum();
+    }
+
     /** The dispatch loop. */
     @Override
     public void run() {
@@ -184,6 +195,7 @@ final class Dispatcher implements Runnable, RailDrain {
                 lanes.tick(now);
             }
             if (n > 0) {
+                ownBatches.increment();
                 continue;
             }
             try {
@@ -252,8 +264,18 @@ final class Dispatcher implements Runnable, RailDrain {
         if (!running || me == thread || drain.isHeldByCurrentThread() || !helper.compareAndSet(null, me)) {
             return null;
         }
-        helped.increment();
+        boolean polling = false;
         try {
+            helped.increment();
+            if (completesOnPost) {
+                // where callers consume the queue (a busy-polling device, shm), an active poller while it
+                // helps, not only while it waits on it: what a cycle pushes meanwhile (its own posts', the
+                // agent's) is left to this caller and wakes no dispatch thread (issue 19: 75 k wake-ups
+                // a second of a busy-polling receiver's, docs/PERFORMANCE.md); on a default soft device
+                // the dispatch thread may take such completions on the other core while this one works
+                cq.beginPolling();
+                polling = true;
+            }
             long deadline = System.nanoTime() + nanos;
             long slice = HELP_SLICE_MIN_NANOS;
             while (!signal.isFired()) {
@@ -285,8 +307,23 @@ final class Dispatcher implements Runnable, RailDrain {
                     slice = Math.min(slice * 2, HELP_SLICE_MAX_NANOS);
                 }
             }
+            if (polling) {
+                polling = false;
+                cq.endPolling(); // then look: a Dekker pair with a push, which wakes the dispatch thread once we stopped
+            }
+            if (completesOnPost && running && readyNow()) {
+                // where callers are the queue's consumers (a busy-polling device, shm), what arrived with
+                // its own is handled here rather than handed to a thread that a spinner gives its core to;
+                // on a default soft device the dispatch thread takes it on the other core while this caller
+                // goes on (with the caller taking it, the write-with-imm 32 B rate was 56 and 65 k msg/s in two
+                // rounds against 69 and 70 without)
+                drainOnce();
+            }
             return true;
         } finally {
+            if (polling) {
+                cq.endPolling(); // leaving early (a timeout, an interrupt, stopping, an Error): no more batches here
+            }
             helper.set(null);
             // a passive look: one that drives the device (awaitReady on shm) would make completions only to
             // wake the dispatch thread for them
@@ -303,8 +340,24 @@ final class Dispatcher implements Runnable, RailDrain {
         if (me == thread || drain.isHeldByCurrentThread() || !helper.compareAndSet(null, me)) {
             return false;
         }
-        cq.beginPolling();
+        try {
+            cq.beginPolling();
+        } catch (RuntimeException | Error e) {
+            helper.set(null); // never left taken by a poster that will not call endPosting
+            throw e;
+        }
         return true;
+    }
+
+    /**
+     * Whether a caller for whom {@link #help} returned null should try again soon rather than wait
+     * on its op's signal alone: on a queue whose callers consume it ({@link
+     * CompletionQueue#completesOnPost}: a busy-polling device drives only in its callers' threads,
+     * and its agent may rest up to 10 ms meanwhile), unless this thread handles the queue already.
+     */
+    @Override
+    public boolean retriesHelp() {
+        return running && completesOnPost && Thread.currentThread() != thread && !drain.isHeldByCurrentThread();
     }
 
     /**
@@ -313,8 +366,8 @@ final class Dispatcher implements Runnable, RailDrain {
      */
     @Override
     public void endPosting() {
-        cq.endPolling();
         try {
+            cq.endPolling();
             if (readyNow()) {
                 drainOnce();
             }

@@ -234,7 +234,18 @@ final class MessagePath {
      */
     private void leave(Slot slot) {
         if (slot.eager) {
-            eager.postEager(slot);
+            // on a busy-polling device the post runs a cycle here, whose completions this thread then
+            // handles (as an io post does) instead of waking the dispatch thread for them
+            OpState op = slot.tenant();
+            RailDrain d = op == null ? null : tracker.drainer(op);
+            boolean handles = d != null && d.beginPosting();
+            try {
+                eager.postEager(slot);
+            } finally {
+                if (handles) {
+                    d.endPosting();
+                }
+            }
             return;
         }
         Wire32.Meta meta = slot.meta;

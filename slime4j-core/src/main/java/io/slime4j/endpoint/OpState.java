@@ -232,30 +232,45 @@ abstract sealed class OpState extends OpSignal permits TransferFuture {
         immediate = imm;
     }
 
+    /**
+     * A waiter that could not help a rail whose callers drive it ({@link RailDrain#retriesHelp})
+     * waits on its signal this long before it tries again, doubling up to
+     * {@link #HELP_RETRY_MAX_NANOS}: the caller that helps (or posts) leaves once its own op
+     * completed, and nobody else may drive a busy-polling device for this one.
+     */
+    static final long HELP_RETRY_MIN_NANOS = 50_000;
+    static final long HELP_RETRY_MAX_NANOS = 5_000_000;
+
     /** Waits until the op's signal fires, helping its dispatcher when it can ({@link RailDrain#help}). */
     void awaitSignal() throws InterruptedException {
-        RailDrain d = tracker.drainer(this);
-        while (d != null && !signal.isFired()) {
-            Boolean fired = d.help(signal, Long.MAX_VALUE / 2);
-            if (fired == null) {
-                break;
-            }
+        while (!awaitSignal(Long.MAX_VALUE / 2)) {
+            // a wait of 146 years timed out: wait again
         }
-        signal.awaitFired();
     }
 
     /** Waits up to {@code nanos} for the op's signal, helping its dispatcher when it can; whether it fired. */
     boolean awaitSignal(long nanos) throws InterruptedException {
         RailDrain d = tracker.drainer(this);
-        if (d != null && !signal.isFired() && nanos > 0) {
-            long start = System.nanoTime();
-            Boolean fired = d.help(signal, nanos);
+        long deadline = System.nanoTime() + nanos;
+        long retry = HELP_RETRY_MIN_NANOS;
+        while (d != null && !signal.isFired()) {
+            long remaining = deadline - System.nanoTime();
+            if (remaining <= 0) {
+                return signal.isFired();
+            }
+            Boolean fired = d.help(signal, remaining);
             if (fired != null) {
                 return fired;
             }
-            nanos -= System.nanoTime() - start;
+            if (!d.retriesHelp()) {
+                break;
+            }
+            if (signal.awaitFired(Math.min(retry, Math.max(0, deadline - System.nanoTime())))) {
+                return true;
+            }
+            retry = Math.min(retry * 2, HELP_RETRY_MAX_NANOS);
         }
-        return signal.awaitFired(nanos);
+        return signal.awaitFired(Math.max(0, deadline - System.nanoTime()));
     }
 
     /**

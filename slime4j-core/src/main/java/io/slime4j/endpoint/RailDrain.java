@@ -26,6 +26,13 @@ interface RailDrain {
     /** After {@link #beginPosting} returned true: handles what is there on this thread, then leaves the helper's place. */
     void endPosting();
 
+    /**
+     * Whether a caller for whom {@link #help} returned null (another caller helps or posts) should
+     * look again soon instead of waiting on its op's signal alone: true where callers drive the
+     * device and consume the queue, so that nobody might drive it for this caller otherwise.
+     */
+    boolean retriesHelp();
+
     /** Whether the current thread is handling this rail's completions (its dispatch thread or a helper). */
     boolean isDispatching();
 }

@@ -398,6 +398,8 @@ public final class RdmaEndpoint implements AutoCloseable {
     Thread dispatchThread() { return dispatchers[0].thread(); }
     /** Waits in which a caller took rail 0's completion queue over ({@link Dispatcher#help}). */
     long helpedWaits() { return java.util.Arrays.stream(dispatchers).mapToLong(Dispatcher::helpedWaits).sum(); }
+    /** Batches of completions the rails' dispatch threads handled themselves ({@link Dispatcher#ownBatches}). */
+    long dispatchThreadBatches() { return java.util.Arrays.stream(dispatchers).mapToLong(Dispatcher::ownBatches).sum(); }
 
     Router router() { return router; }
     LaneRecovery laneRecovery() { return lanes; }

@@ -57,7 +57,8 @@ final class SoftCompletionQueue implements CompletionQueue, CompletionWakeups.Wa
     private volatile boolean overflowed;
     private volatile int waiters;
     /**
-     * Threads that drive the device while they wait for this queue (busy-polling). Together with
+     * Threads that drive the device while they wait for this queue (busy-polling), or that said
+     * they poll it next ({@link #beginPolling}: an endpoint's helping caller). Together with
      * the threads blocked in {@link #awaitReady} ({@link #waiters}) they are the active waiters:
      * while there is one, a push wakes the blocked active ones only and no passive waiter
      * ({@link #awaitReadyPassively}, an endpoint's dispatch thread), since an active waiter polls
@@ -291,6 +292,27 @@ final class SoftCompletionQueue implements CompletionQueue, CompletionWakeups.Wa
 
     private boolean ready() {
         return (long) TAIL.getAcquire(this) != head || overflowed;
+    }
+
+    /**
+     * On a device whose waiters drive it (busy-polling): a post runs a duty cycle on the posting
+     * thread ({@link SoftDevice#onPosted}), and what that cycle takes in (ACKs, messages) completes
+     * requests before the post returns.
+     */
+    @Override
+    public boolean completesOnPost() {
+        return device.duty().waitersDrive();
+    }
+
+    /** Counted with the threads that drive the device ({@link #drivers}) until {@link #endPolling()}: a Dekker pair with push(). */
+    @Override
+    public void beginPolling() {
+        DRIVERS.getAndAdd(this, 1);
+    }
+
+    @Override
+    public void endPolling() {
+        DRIVERS.getAndAdd(this, -1);
     }
 
     @Override

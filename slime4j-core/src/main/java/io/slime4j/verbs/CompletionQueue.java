@@ -62,11 +62,12 @@ public interface CompletionQueue extends AutoCloseable {
 
     /**
      * The calling thread polls this queue as soon as the calls it makes next return (a post that may
-     * complete at once): until {@link #endPolling()}, a completion wakes no thread blocked in
-     * {@link #awaitReadyPassively} (threads in {@link #awaitReady} are woken as always). Pair with
-     * {@link #endPolling()} in a {@code finally}, never block in between, and then poll, or wake
-     * the passive waiter if completions are left. Does nothing where {@link #completesOnPost()} is
-     * false.
+     * complete at once, or a consumer between two looks at the queue): until {@link #endPolling()},
+     * a completion wakes no thread blocked in {@link #awaitReadyPassively} (threads in
+     * {@link #awaitReady} are woken as always). Pair with {@link #endPolling()} in a
+     * {@code finally}, never block in between except in this queue's own waits, and then poll, or
+     * wake the passive waiter if completions are left. A queue may ignore it (the default): its
+     * passive waiters are then woken as usual.
      */
     default void beginPolling() {
     }
