@@ -78,6 +78,8 @@ final class Dispatcher implements Runnable, RailDrain {
     private final CompletionQueue cq;
     /** Whether a post may complete at once ({@link CompletionQueue#completesOnPost}): posters then handle it. */
     private final boolean completesOnPost;
+    /** Whether the queue's device makes progress in its waiters' threads ({@link CompletionQueue#drivenByWaiters}). */
+    private final boolean drivenByWaiters;
     /** Held while polling and handling a batch, by the dispatch thread or a helper. */
     private final ReentrantLock drain = new ReentrantLock();
     /**
@@ -106,6 +108,7 @@ final class Dispatcher implements Runnable, RailDrain {
         this.lanes = lanes;
         this.cq = cq;
         this.completesOnPost = cq.completesOnPost();
+        this.drivenByWaiters = cq.drivenByWaiters();
         this.name = lifecycle.name();
         this.lifecycle = lifecycle;
         this.failure = failure;
@@ -351,13 +354,13 @@ final class Dispatcher implements Runnable, RailDrain {
 
     /**
      * Whether a caller for whom {@link #help} returned null should try again soon rather than wait
-     * on its op's signal alone: on a queue whose callers consume it ({@link
-     * CompletionQueue#completesOnPost}: a busy-polling device drives only in its callers' threads,
-     * and its agent may rest up to 10 ms meanwhile), unless this thread handles the queue already.
+     * on its op's signal alone: on a queue whose device its waiters drive ({@link
+     * CompletionQueue#drivenByWaiters}: busy-polling, its agent may rest up to 10 ms meanwhile),
+     * unless this thread handles the queue already.
      */
     @Override
     public boolean retriesHelp() {
-        return running && completesOnPost && Thread.currentThread() != thread && !drain.isHeldByCurrentThread();
+        return running && drivenByWaiters && Thread.currentThread() != thread && !drain.isHeldByCurrentThread();
     }
 
     /**

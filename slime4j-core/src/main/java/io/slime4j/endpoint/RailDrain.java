@@ -29,7 +29,7 @@ interface RailDrain {
     /**
      * Whether a caller for whom {@link #help} returned null (another caller helps or posts) should
      * look again soon instead of waiting on its op's signal alone: true where callers drive the
-     * device and consume the queue, so that nobody might drive it for this caller otherwise.
+     * device (busy-polling), so that nobody might drive it for this caller otherwise.
      */
     boolean retriesHelp();
 

@@ -220,6 +220,12 @@ final class ShmCompletionQueue implements CompletionQueue {
         }
     }
 
+    /** True on a busy-polling device ({@link ShmConfig#busyPoll()}): its waiters spin its progress. */
+    @Override
+    public boolean drivenByWaiters() {
+        return device.config().busyPoll();
+    }
+
     /** True: a write or read into memory the peer exports is copied and completed inside the post. */
     @Override
     public boolean completesOnPost() {

@@ -304,6 +304,12 @@ final class SoftCompletionQueue implements CompletionQueue, CompletionWakeups.Wa
         return device.duty().waitersDrive();
     }
 
+    /** True on a device whose waiters drive it ({@link DutyCycle#waitersDrive}). */
+    @Override
+    public boolean drivenByWaiters() {
+        return device.duty().waitersDrive();
+    }
+
     /** Counted with the threads that drive the device ({@link #drivers}) until {@link #endPolling()}: a Dekker pair with push(). */
     @Override
     public void beginPolling() {

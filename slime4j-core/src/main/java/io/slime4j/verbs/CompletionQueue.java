@@ -61,6 +61,16 @@ public interface CompletionQueue extends AutoCloseable {
     }
 
     /**
+     * Whether the device makes progress in the threads that wait for this queue (busy-polling: its
+     * agent may rest while they do), so that a consumer waiting for a completion in some other
+     * way (on a signal of its own) should come back and wait on this queue soon rather than rely on
+     * another thread to drive the device for it. False by default.
+     */
+    default boolean drivenByWaiters() {
+        return false;
+    }
+
+    /**
      * The calling thread polls this queue as soon as the calls it makes next return (a post that may
      * complete at once, or a consumer between two looks at the queue): until {@link #endPolling()},
      * a completion wakes no thread blocked in {@link #awaitReadyPassively} (threads in

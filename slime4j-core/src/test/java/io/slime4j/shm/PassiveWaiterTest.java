@@ -34,6 +34,7 @@ class PassiveWaiterTest {
     void aCompletionWakesTheActiveWaiterAndNotThePassiveOneWhichALaterPushWakes(boolean busy) throws Exception {
         try (Arena arena = Arena.ofShared(); Connected c = Connected.open("passive", busy, arena)) {
             CompletionQueue rcq = c.rcq;
+            assertThat(rcq.drivenByWaiters()).as("waiters drive a busy-polling device only").isEqualTo(busy);
             for (int i = 0; i < 2; i++) {
                 c.qb.postRecv(new WorkRequest().wrId(100 + i).sge(c.dst, 64L * i, 64));
             }

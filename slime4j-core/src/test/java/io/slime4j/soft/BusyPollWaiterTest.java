@@ -74,6 +74,20 @@ class BusyPollWaiterTest {
         }
     }
 
+    /**
+     * A busy-polling device's queue says that its waiters drive it and that a post may complete
+     * (its posting thread runs a cycle, which takes ACKs in); a default device's says neither.
+     */
+    @Test
+    void theQueueSaysWhetherItsWaitersDriveTheDeviceAndAPostMayComplete() throws Exception {
+        withPair(true, (a, b) -> {
+            assertThat(a.cq.drivenByWaiters()).isTrue();
+            assertThat(a.cq.completesOnPost()).isTrue();
+            assertThat(b.cq.drivenByWaiters()).isFalse();
+            assertThat(b.cq.completesOnPost()).isFalse();
+        });
+    }
+
     @Test
     void theWaiterDrivesABusyPollingDeviceAndItsAgentStandsAside() throws Exception {
         withPair(true, (a, b) -> {
