@@ -250,6 +250,9 @@ abstract sealed class OpState extends OpSignal permits TransferFuture {
 
     /** Waits up to {@code nanos} for the op's signal, helping its dispatcher when it can; whether it fired. */
     boolean awaitSignal(long nanos) throws InterruptedException {
+        if (nanos <= 0) {
+            return signal.awaitFired(nanos); // a brief look; no deadline (Long.MIN_VALUE would wrap)
+        }
         RailDrain d = tracker.drainer(this);
         long deadline = System.nanoTime() + nanos;
         long retry = HELP_RETRY_MIN_NANOS;

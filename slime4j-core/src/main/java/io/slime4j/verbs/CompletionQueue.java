@@ -51,8 +51,10 @@ public interface CompletionQueue extends AutoCloseable {
     }
 
     /**
-     * Whether a post to a queue pair of this queue may complete before the post returns, on the
-     * posting thread (the shared-memory device's copies into memory the peer exports). A consumer
+     * Whether a post to a queue pair of this queue may complete requests before the post returns,
+     * on the posting thread (the shared-memory device's copies into memory the peer exports; a
+     * busy-polling soft device, whose posting thread runs a duty cycle that takes ACKs in).
+     * Constant for the queue's lifetime. A consumer
      * that polls right after such a post says so with {@link #beginPolling()}, so that what the
      * post completes wakes no passive waiter for nothing.
      */
@@ -61,10 +63,14 @@ public interface CompletionQueue extends AutoCloseable {
     }
 
     /**
-     * Whether the device makes progress in the threads that wait for this queue (busy-polling: its
-     * agent may rest while they do), so that a consumer waiting for a completion in some other
-     * way (on a signal of its own) should come back and wait on this queue soon rather than rely on
-     * another thread to drive the device for it. False by default.
+     * Whether the device makes progress in the threads that wait for this queue: true if and only
+     * if {@link #awaitReady} and {@link #await} run the device's progress on the calling thread and
+     * the device may otherwise make none for a while (busy-polling: its agent may rest while they
+     * wait). A consumer waiting for a completion some other way (on a signal of its own) then comes
+     * back to wait on this queue soon rather than rely on another thread to drive the device for
+     * it. Returning false wrongly can stall such a consumer until the device's agent runs;
+     * returning true wrongly costs it a look now and then. Constant for the queue's lifetime;
+     * false by default.
      */
     default boolean drivenByWaiters() {
         return false;

@@ -157,6 +157,9 @@ class HelpingWaiterTest {
             TransferFuture pending = p.b.recv("kv", 0, 64);
             assertThatThrownBy(() -> pending.await(Duration.ofMillis(30)))
                     .isInstanceOf(java.util.concurrent.TimeoutException.class);
+            // a negative timeout is a look, however negative (a deadline of now + Long.MIN_VALUE wraps)
+            assertThatThrownBy(() -> pending.get(-Long.MAX_VALUE, TimeUnit.SECONDS))
+                    .isInstanceOf(java.util.concurrent.TimeoutException.class);
             assertThat(pending.isDone()).isFalse();
             success(p.a.send("kv", 0, 64));
             assertThat(success(pending).byteCount()).isEqualTo(64);
