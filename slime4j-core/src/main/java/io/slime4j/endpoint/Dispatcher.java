@@ -58,7 +58,6 @@ final class Dispatcher implements Runnable, RailDrain {
      */
     static final long STAND_ASIDE_NANOS = 1_000_000;
 
-
     private final String name;
     private final Lifecycle lifecycle;
     private final EndpointFailure failure;
@@ -313,14 +312,13 @@ final class Dispatcher implements Runnable, RailDrain {
             if (polling) {
                 polling = false;
                 cq.endPolling(); // then look: a Dekker pair with a push, which wakes the dispatch thread once we stopped
-            }
-            if (completesOnPost && running && readyNow()) {
-                // where callers are the queue's consumers (a busy-polling device, shm), what arrived with
-                // its own is handled here rather than handed to a thread that a spinner gives its core to;
-                // on a default soft device the dispatch thread takes it on the other core while this caller
-                // goes on (with the caller taking it, the write-with-imm 32 B rate was 56 and 65 k msg/s in two
-                // rounds against 69 and 70 without)
-                drainOnce();
+                if (running && readyNow()) {
+                    // what arrived with its own is handled here rather than handed to a thread that a spinner
+                    // gives its core to (on a default soft device the dispatch thread takes it on the other
+                    // core while this caller goes on: with the caller taking it, the write-with-imm 32 B rate
+                    // was 56 and 65 k msg/s in two rounds against 69 and 70 without)
+                    drainOnce();
+                }
             }
             return true;
         } finally {
