@@ -261,7 +261,7 @@ final class Dispatcher implements Runnable, RailDrain {
      * wait on the signal as usual.
      */
     @Override
-    public Boolean help(OpSignal signal, long nanos) throws InterruptedException {
+    public Boolean help(Awaited signal, long nanos) throws InterruptedException {
         Thread me = Thread.currentThread();
         if (!running || me == thread || drain.isHeldByCurrentThread() || !helper.compareAndSet(null, me)) {
             return null;
@@ -285,6 +285,9 @@ final class Dispatcher implements Runnable, RailDrain {
                     return null; // stopping: wait on the signal
                 }
                 if (drainOnce() != 0) {
+                    if (!signal.isFired() && System.nanoTime() - deadline >= 0) {
+                        return false; // the bound holds while others' completions keep coming
+                    }
                     continue;
                 }
                 if (signal.isFired()) {
@@ -406,7 +409,7 @@ final class Dispatcher implements Runnable, RailDrain {
     }
 
     /** A brief spin before blocking: whether a completion arrived or the signal fired meanwhile. */
-    private boolean spin(OpSignal signal) throws InterruptedException {
+    private boolean spin(Awaited signal) throws InterruptedException {
         for (int i = 0; i < HELP_SPINS; i++) {
             if (signal.isFired() || cq.awaitReady(0, TimeUnit.NANOSECONDS)) {
                 return true;

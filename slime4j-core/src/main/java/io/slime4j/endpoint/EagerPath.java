@@ -105,7 +105,8 @@ final class EagerPath {
     /** Takes a credit for an eager send, waiting up to {@code slotTimeout} (then {@link EndpointBusyException}). */
     void acquireCredit() {
         try {
-            if (!credits.acquire(backPressure.timeoutNanos())) {
+            if (!credits.tryAcquire() // no wait, nothing allocated
+                    && !backPressure.permit(-1, () -> credits.available() > 0, credits::tryAcquire, credits::acquire)) {
                 throw backPressure.busy("no eager credit (the peer holds " + ownWindow
                         + " messages or notices of this endpoint that no recv has taken yet)");
             }
@@ -126,8 +127,11 @@ final class EagerPath {
         creditBack();
     }
 
-    /** The gate of an eager send opened: its data (or its cancellation) leaves, with its credit. */
-    void postEager(Slot slot) {
+    /**
+     * The gate of an eager send opened: its data (or its cancellation) leaves, with its credit;
+     * {@code more}: posted by the sender's own call, which waits or posts again soon ({@link WorkRequest#more}).
+     */
+    void postEager(Slot slot, boolean more) {
         OpState op = slot.tenant();
         int kind = Wire32.EAGER_DATA;
         if (op == null || op.isDone()) {
@@ -140,7 +144,7 @@ final class EagerPath {
         long seq = op == null ? 0 : op.seq;
         router.select(QpOpType.RENDEZVOUS_DATA, seq); // the data queue pair: lane 0
         WorkRequest wr = dataWrs[slot.index].clear().wrId(WrIds.encode(WrIds.MSG_DATA, 0, slot.index, 0, seq))
-                .opcode(Opcode.SEND_WITH_IMM).immediate(Wire32.eagerImm(kind, slot.msgSeq));
+                .opcode(Opcode.SEND_WITH_IMM).immediate(Wire32.eagerImm(kind, slot.msgSeq)).more(more);
         if (kind == Wire32.EAGER_DATA && slot.length > 0) {
             wr.sge(slot.localAddress, slot.length, slot.localKey);
         }

@@ -51,7 +51,7 @@ final class EndpointWiring {
         this.tracker = new OpTracker(name, hooks, config.completionExecutor());
         this.ordering = new Ordering(lifecycle, tracker);
         Anomalies anomalies = new Anomalies(name, stats);
-        BackPressure backPressure = new BackPressure(name, config.slotTimeout());
+        BackPressure backPressure = new BackPressure(name, config.slotTimeout(), tracker);
         WindowWatch watch = hooks.watchWindowsAtRelease() ? new WindowWatch(transport, lifecycle, stats) : null;
         SlotReleaser releaser = new SlotReleaser(hooks, stats, watch);
         this.imm = new ImmRecvPath(lifecycle, config.immWindow(), router, transport, tracker, hooks, backPressure,

@@ -221,7 +221,9 @@ final class ImmRecvPath {
     /** Takes one credit for a write-with-imm, waiting (bounded) for the peer to return some. */
     void acquirePeerCredit() {
         try {
-            if (!peerCredits.tryAcquire(backPressure.timeoutNanos(), TimeUnit.NANOSECONDS)) {
+            if (!peerCredits.tryAcquire() // no wait, nothing allocated
+                    && !backPressure.permit(-1, () -> peerCredits.availablePermits() > 0, peerCredits::tryAcquire,
+                            n -> peerCredits.tryAcquire(n, TimeUnit.NANOSECONDS))) {
                 throw backPressure.busy("no write-with-imm credit (the peer's window is full of unprocessed immediates)");
             }
             lifecycle.checkUsable(); // close() and a failure wake waiters with spare permits

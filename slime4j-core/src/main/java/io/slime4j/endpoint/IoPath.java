@@ -148,10 +148,20 @@ final class IoPath {
     /** The next io slot, waiting (bounded) when none is free — after covering what the op holds. */
     private Slot leaseSlot(IoBatch b) throws StopPosting {
         try {
-            Slot slot = pool.acquire(0);
+            Slot slot = pool.tryAcquire();
             if (slot == null) { // about to wait: slots this op holds must not wait on unsignaled tails
                 coverQps(b.lastOnQp);
-                slot = pool.acquire(backPressure.timeoutNanos());
+                slot = backPressure.await(b.op.rail, () -> pool.free() > 0, new ResourceWait.Attempt<>() {
+                    @Override
+                    public Slot now() {
+                        return pool.tryAcquire();
+                    }
+
+                    @Override
+                    public Slot within(long nanos) throws InterruptedException {
+                        return pool.acquire(nanos);
+                    }
+                });
             }
             if (slot == null) {
                 String why = "no free io slot (" + pool.capacity() + " in the pool)";
@@ -220,7 +230,11 @@ final class IoPath {
         slot.subLength[sub] = b.plan.length[r];
         slot.subRequest[sub] = r;
         // a request the post may complete at once (a copy on the shm device) is handled by this thread
-        RailDrain drain = b.plan.length[r] <= HANDLED_BY_POSTER_MAX_BYTES ? tracker.drainer(b.op) : null;
+        RailDrain rail = tracker.drainer(b.op);
+        RailDrain drain = b.plan.length[r] <= HANDLED_BY_POSTER_MAX_BYTES ? rail : null;
+        // the caller's own post (not one made while handling completions): it will wait or post again
+        // soon, so a busy-polling device may send it with what follows (WorkRequest.more)
+        wr.more(rail != null && tracker.singleRail() && !rail.isDispatching());
         try {
             sq.post(wr, slot.index, sub, r == b.lastOnQp[q], b.nextOnQp[r] >= slotEnd && pool.free() == 0, drain);
         } catch (RuntimeException e) {
@@ -235,7 +249,8 @@ final class IoPath {
     private void takeCredit(IoBatch b, IoSendQueue sq) throws StopPosting {
         boolean got;
         try {
-            got = sq.acquireCredit(backPressure.timeoutNanos());
+            got = sq.tryAcquireCredit() // no wait, nothing allocated
+                    || backPressure.permit(b.op.rail, () -> sq.availableCredits() > 0, sq::tryAcquireCredit, sq::acquireCredit);
         } catch (InterruptedException e) {
             throw interrupted(e);
         }
@@ -257,7 +272,9 @@ final class IoPath {
     private void reserveFenceCredit(IoBatch b) {
         ImmFence fence = b.fence;
         try {
-            fence.sqCreditHeld = sendQueues[fence.qp].acquireCredit(backPressure.timeoutNanos());
+            IoSendQueue sq = sendQueues[fence.qp];
+            fence.sqCreditHeld = sq.tryAcquireCredit()
+                    || backPressure.permit(b.op.rail, () -> sq.availableCredits() > 0, sq::tryAcquireCredit, sq::acquireCredit);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

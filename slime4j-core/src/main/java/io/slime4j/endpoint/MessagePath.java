@@ -148,7 +148,7 @@ final class MessagePath {
         Slot slot;
         OpState op;
         try {
-            slot = backPressure.lease(sendPool, "send");
+            slot = backPressure.lease(sendPool, -1, "send");
             op = tracker.newOp(OpKind.SEND, length);
             useRegion(op, region, sendPool, slot);
         } catch (RuntimeException e) {
@@ -206,6 +206,7 @@ final class MessagePath {
                 stats.metasUnneeded.increment(); // a large recv's meta: this message goes eagerly
             }
             slot.eager = true;
+            slot.caller = Thread.currentThread(); // until the call returns (below)
             matched(slot, null, recvCancelled);
         } else if (meta != null) {
             matched(slot, meta, recvCancelled);
@@ -214,6 +215,7 @@ final class MessagePath {
         }
         ordering.posted(op);
         gate.release();
+        slot.caller = null;
         op.partDone();
         return op.future();
     }
@@ -238,9 +240,13 @@ final class MessagePath {
             // handles (as an io post does) instead of waking the dispatch thread for them
             OpState op = slot.tenant();
             RailDrain d = op == null ? null : tracker.drainer(op);
+            // the sender's own post, inside its call and not while handling completions: on a single rail it
+            // may go with what this thread posts or waits for next (WorkRequest.more)
+            boolean more = slot.caller == Thread.currentThread() && tracker.singleRail() && d != null
+                    && !d.isDispatching();
             boolean handles = d != null && d.beginPosting();
             try {
-                eager.postEager(slot);
+                eager.postEager(slot, more);
             } finally {
                 if (handles) {
                     d.endPosting();
@@ -260,7 +266,7 @@ final class MessagePath {
         lifecycle.checkUsable();
         MemoryRegion mr = regions.local(region, offset, length, AccessFlags.LOCAL_WRITE | AccessFlags.REMOTE_WRITE,
                 "recv");
-        Slot slot = backPressure.lease(recvPool, "recv");
+        Slot slot = backPressure.lease(recvPool, -1, "recv");
         OpState op = tracker.newOp(OpKind.RECV, 0);
         useRegion(op, region, recvPool, slot);
         int threshold = eager.threshold();

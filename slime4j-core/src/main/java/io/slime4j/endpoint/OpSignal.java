@@ -19,7 +19,7 @@ import java.util.concurrent.locks.LockSupport;
  * {@value #POLL_MAX_NANOS} ns. The flag is written before the waiter is read, and the waiter
  * before the flag is read again, both volatile, so a wake-up is never lost.
  */
-class OpSignal extends ForwardingStage<TransferFuture> {
+class OpSignal extends ForwardingStage<TransferFuture> implements Awaited {
     /** Checks of the flag before a waiter parks. */
     static final int SPINS = 64;
     static final long POLL_MIN_NANOS = 50_000;
@@ -47,7 +47,8 @@ class OpSignal extends ForwardingStage<TransferFuture> {
         }
     }
 
-    boolean isFired() {
+    @Override
+    public boolean isFired() {
         return fired;
     }
 

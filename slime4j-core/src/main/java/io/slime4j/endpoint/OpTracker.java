@@ -49,6 +49,24 @@ final class OpTracker {
 
     /** The dispatcher {@code op}'s waiter may help, or null (it waits on the op's signal alone). */
     RailDrain drainer(OpState op) {
+        return drainer(op.rail);
+    }
+
+    /**
+     * Whether the endpoint has one rail: then every op's waiter helps that rail's dispatcher, and a
+     * caller's posts may be held for its next wait ({@code WorkRequest.more}: on several rails the
+     * next wait may drive another rail's device).
+     */
+    boolean singleRail() {
+        RailDrain[] ds = drainers;
+        return ds != null && ds.length == 1;
+    }
+
+    /**
+     * The dispatcher of {@code rail} (-1: unknown or several), or null: on a single-rail endpoint
+     * its one rail's; on a multi-rail endpoint the named rail's, none for -1.
+     */
+    RailDrain drainer(int rail) {
         RailDrain[] ds = drainers;
         if (ds == null || ds.length == 0) {
             return null;
@@ -56,8 +74,7 @@ final class OpTracker {
         if (ds.length == 1) {
             return ds[0];
         }
-        int r = op.rail;
-        return r >= 0 && r < ds.length ? ds[r] : null;
+        return rail >= 0 && rail < ds.length ? ds[rail] : null;
     }
 
     /** Called once per op, by whichever thread completed it. */

@@ -35,6 +35,12 @@ final class Slot {
     Wire32.Meta meta;
     boolean recvCancelled;
     /**
+     * Message slots: the caller of the send, while its call runs (else null): a gate that opens on
+     * that thread opens inside the call, which waits or posts again soon ({@code WorkRequest.more}).
+     * Plain: a stale value can only make a post held that need not be.
+     */
+    Thread caller;
+    /**
      * Message slots: this lease's message sequence number (the k-th send or recv of the endpoint is
      * message k, modulo 2^28 on the wire); send slots: whether it goes eagerly ({@link EagerPath});
      * recv slots: whether it is small enough that it sends no meta ({@code small}), whether it sent

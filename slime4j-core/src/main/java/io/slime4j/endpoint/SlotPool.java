@@ -59,14 +59,33 @@ final class SlotPool {
                 }
                 remaining = notEmpty.awaitNanos(remaining);
             }
-            checkOpen();
-            Slot s = slots[ring[(int) (head++ % ring.length)]];
-            s.leased = true;
-            leases++;
-            return s;
+            return take();
         } finally {
             lock.unlock();
         }
+    }
+
+    /** Leases a free slot if there is one now; null otherwise. */
+    Slot tryAcquire() {
+        lock.lock();
+        try {
+            if (head == tail) {
+                checkOpen();
+                return null;
+            }
+            return take();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Takes the next free slot: the lock held, one free; throws if the pool was closed or failed. */
+    private Slot take() {
+        checkOpen();
+        Slot s = slots[ring[(int) (head++ % ring.length)]];
+        s.leased = true;
+        leases++;
+        return s;
     }
 
     /** Returns a leased slot to the free ring. */

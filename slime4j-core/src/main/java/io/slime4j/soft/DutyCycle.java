@@ -51,6 +51,8 @@ final class DutyCycle {
      * holder's cycle or makes the holder run one more (a Dekker pair of volatile accesses).
      */
     private volatile boolean postPending;
+    /** Requests posted on a device whose waiters drive it that wait for the next cycle ({@link #holdForPoster}). */
+    private final HeldPosts held;
     private final boolean waitersDrive;
     private final java.util.function.Consumer<RuntimeException> waiterError;
     private volatile Thread holder;
@@ -79,6 +81,13 @@ final class DutyCycle {
      */
     DutyCycle(Work work, Work postWork, boolean waitersDrive, java.util.function.Consumer<RuntimeException> waiterError,
               Runnable missedPost) {
+        this(work, postWork, waitersDrive, waiterError, missedPost, System::nanoTime);
+    }
+
+    /** As above; {@code clock} times how long posts are held ({@link HeldPosts}). */
+    DutyCycle(Work work, Work postWork, boolean waitersDrive, java.util.function.Consumer<RuntimeException> waiterError,
+              Runnable missedPost, java.util.function.LongSupplier clock) {
+        this.held = new HeldPosts(clock);
         this.work = work;
         this.postWork = postWork;
         this.missedPost = missedPost;
@@ -119,8 +128,31 @@ final class DutyCycle {
         }
     }
 
+    /**
+     * A request was posted on a device whose waiters drive it, behind earlier ones of its queue pair
+     * that are still outstanding, by a poster that said more will follow ({@link
+     * io.slime4j.verbs.WorkRequest#more}): it waits for the next cycle anyone runs, with whatever else
+     * is posted meanwhile ({@link HeldPosts}), unless enough are held that the poster runs the cycle
+     * now ({@link #runForPoster}). A cycle under way runs one more for it when it ends ({@link
+     * #tryRun}); the agent, back from a rest, runs one ({@link #postsHeld}). Returns the work done
+     * (0 when held).
+     */
+    int holdForPoster() {
+        postPending = true; // seen by the next cycle anyone begins: a Dekker pair with the holder's release
+        return held.holdOrRing() ? runForPoster() : 0;
+    }
+
+    /**
+     * Whether a post waits for a cycle: held ({@link #holdForPoster}) or made while another thread
+     * ran one. Any thread; the agent asks it when a rest ends.
+     */
+    boolean postsHeld() {
+        return postPending;
+    }
+
+    /** A waiter's or the agent's cycle: one that sends first when requests wait for it ({@link #postWork}). */
     private int tryRun(boolean waiter) {
-        return tryRun(work, waiter);
+        return tryRun(postPending ? postWork : work, waiter);
     }
 
     private int tryRun(Work cycle, boolean waiter) {
@@ -144,6 +176,7 @@ final class DutyCycle {
     /** Runs {@code cycle} with the right held, then gives it back (a volatile write: see {@link #postPending}). */
     private int runHeld(Work cycle, boolean waiter) {
         postPending = false; // before the cycle reads the queues: a post after this is seen, or sets it again
+        held.cycleBegan();
         try {
             return cycle.run(System.nanoTime());
         } finally {

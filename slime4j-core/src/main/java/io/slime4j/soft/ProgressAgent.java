@@ -214,7 +214,7 @@ final class ProgressAgent implements Runnable {
     public void run() {
         while (running) {
             if (standingAside && !restWasCut) {
-                if (waitersServeAll() & !staleAckOwed()) { // a waiter ran a cycle during the rest: rest again
+                if (waitersServeAll() & !staleAckOwed() & !postsHeld()) { // a waiter ran a cycle during the rest: rest again
                     rest();
                     cycles++;
                     continue;
@@ -280,6 +280,19 @@ final class ProgressAgent implements Runnable {
             all &= d.duty().waitersActiveSinceLastLook();
         }
         return all;
+    }
+
+    /**
+     * Whether a device holds posted requests for its next cycle ({@link DutyCycle#holdForPoster}):
+     * the poster may not wait for them, so the agent runs the cycle instead of resting again.
+     */
+    private boolean postsHeld() {
+        for (SoftDevice d : devices) {
+            if (d.duty().postsHeld()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private void closeWaiter() {

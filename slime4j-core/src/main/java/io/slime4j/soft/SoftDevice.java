@@ -327,12 +327,16 @@ public final class SoftDevice implements VerbsDevice {
      * while the application's threads drive ({@link ProgressAgent}). UCX sends from the caller's
      * thread the same way. A cycle held by another thread sends it, or, if it had passed the queue
      * pair already, its holder runs one more when it gives the right back ({@link DutyCycle}).
+     * With {@code mayHold} (more will follow, behind outstanding requests) the request waits for
+     * the next cycle instead, so that a burst of posts leaves together ({@link DutyCycle#holdForPoster}).
      */
-    void onPosted() {
-        if (duty.waitersDrive()) {
-            duty.runForPoster(); // held elsewhere: the holder runs one more if its cycle passed this queue pair
-        } else {
+    void onPosted(boolean mayHold) {
+        if (!duty.waitersDrive()) {
             agent.wakeup();
+        } else if (mayHold) {
+            duty.holdForPoster();
+        } else {
+            duty.runForPoster(); // held elsewhere: the holder runs one more if its cycle passed this queue pair
         }
     }
 

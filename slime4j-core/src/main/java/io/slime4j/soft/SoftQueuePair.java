@@ -211,6 +211,7 @@ final class SoftQueuePair implements QueuePair {
                     + s + ": connect the queue pair first");
         }
         validate(wr, true);
+        boolean behind;
         synchronized (sqLock) {
             long posted = sqPosted;
             if (posted - sqRetired >= config.sendQueueDepth()) {
@@ -219,10 +220,11 @@ final class SoftQueuePair implements QueuePair {
                         + " post a signaled request at least every " + config.sendQueueDepth() + " requests");
             }
             sendWqe(posted).load(posted, wr, config.signalAll());
+            behind = posted != sqRetired; // earlier requests not yet retired: a lone post (a round trip's) is never held
             sqPosted = posted + 1;
         }
         counters.increment(Counter.WR_POSTED);
-        device.onPosted();
+        device.onPosted(wr.more() && behind);
     }
 
     @Override

@@ -18,6 +18,7 @@ public final class WorkRequest {
     private Opcode opcode = Opcode.SEND;
     private boolean signaled = true;
     private boolean fence;
+    private boolean more;
     private int immediate;
     private long remoteAddress;
     private long remoteKey;
@@ -34,6 +35,7 @@ public final class WorkRequest {
         opcode = Opcode.SEND;
         signaled = true;
         fence = false;
+        more = false;
         immediate = 0;
         remoteAddress = 0;
         remoteKey = 0;
@@ -70,6 +72,20 @@ public final class WorkRequest {
     /** Makes this request wait until every earlier read and atomic of the queue pair has completed. */
     public WorkRequest fence(boolean fence) {
         this.fence = fence;
+        return this;
+    }
+
+    /**
+     * Says that the poster will post more requests, or wait for a completion, soon (libfabric's
+     * {@code FI_MORE}): a hint that lets a device hold this request for a moment and send it with
+     * the ones that follow. A busy-polling soft device does, while earlier requests of the queue pair
+     * are not yet retired: it leaves with the next duty cycle (the poster's next wait on the device's
+     * completion queue, another waiter's cycle, or a post made when 32 are held or the first held
+     * one is 20 µs old); if nobody posts or waits again, the device's agent runs the cycle when its
+     * rest ends (at most 10 ms). Other devices ignore it. Default false: the request leaves at once.
+     */
+    public WorkRequest more(boolean more) {
+        this.more = more;
         return this;
     }
 
@@ -137,6 +153,11 @@ public final class WorkRequest {
 
     public boolean signaled() {
         return signaled;
+    }
+
+    /** Whether the poster said more will follow ({@link #more(boolean)}). */
+    public boolean more() {
+        return more;
     }
 
     public boolean fence() {

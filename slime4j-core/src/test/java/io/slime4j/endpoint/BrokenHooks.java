@@ -94,7 +94,7 @@ final class BrokenHooks {
         }
 
         @Override
-        boolean isFired() {
+        public boolean isFired() {
             return latch.getCount() == 0;
         }
 

@@ -22,7 +22,7 @@ class EagerPathTakeTest {
     private final EagerPath eager = new EagerPath(new Lifecycle("t"),
             EndpointConfig.builder().eagerThreshold(1024).build(), null, null, sendPool, recvPool,
             new SlotReleaser(EndpointHooks.DEFAULT, stats, null), new Anomalies("t", stats), stats,
-            new BackPressure("t", Duration.ofSeconds(1)));
+            new BackPressure("t", Duration.ofSeconds(1), new OpTracker("t", EndpointHooks.DEFAULT, null)));
 
     private static WorkCompletion arrival(int kind, int seq) {
         return new WorkCompletion().set(0, WcStatus.SUCCESS, WcOpcode.RECV, 0, Wire32.eagerImm(kind, seq), true, 0);

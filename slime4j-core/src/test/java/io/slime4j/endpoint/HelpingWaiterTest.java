@@ -254,6 +254,52 @@ class HelpingWaiterTest {
         }
     }
 
+    /**
+     * On a busy-polling device a caller that waits for a resource helps too: a sender out of eager
+     * credits takes in the credits its peer returns (and sends what its device holds for the next
+     * cycle) itself, rather than waiting for the agent's rest (up to 10 ms) to end.
+     */
+    @Test
+    void onBusyPollingDevicesASenderWaitingForEagerCreditsHelps() throws Exception {
+        try (EndpointPair p = EndpointPair.open(EndpointConfig.defaults(), FaultConfig.NONE, 1 << 20,
+                WatchedHooks.KEEPING_ALL, d -> d.busySpin(true))) {
+            int credits = EndpointConfig.eagerWindow(EndpointConfig.defaults().messageSlots());
+            int n = credits + 16; // the peer posts no recv until the sender ran out
+            long before = p.a.helpedWaits();
+            List<TransferFuture> sends = new ArrayList<>();
+            AtomicReference<Throwable> failed = new AtomicReference<>();
+            Thread sender = Thread.ofPlatform().name("credit-waiter").start(() -> {
+                try {
+                    for (int i = 0; i < n; i++) {
+                        sends.add(p.a.send("kv", (i % 64) * 64L, 32));
+                    }
+                } catch (Throwable t) {
+                    failed.set(t);
+                }
+            });
+            Thread.sleep(100); // the sender used its credits and waits for more
+            assertThat(sender.isAlive()).as("the sender waits for credits").isTrue();
+            List<TransferFuture> recvs = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                recvs.add(p.b.recv("kv", (i % 64) * 64L, 32));
+                if (recvs.size() >= 32) {
+                    success(recvs.remove(0)); // taking a message gives its credit back (in batches)
+                }
+            }
+            for (TransferFuture r : recvs) {
+                success(r);
+            }
+            sender.join(30_000);
+            assertThat(sender.isAlive()).isFalse();
+            assertThat(failed.get()).isNull();
+            assertThat(p.a.helpedWaits()).as("the sender's credit wait helped its dispatcher").isGreaterThan(before);
+            for (TransferFuture f : sends) {
+                success(f);
+            }
+            p.assertClean();
+        }
+    }
+
     private static void waitQuietly(TransferFuture f) {
         try {
             f.await(Duration.ofSeconds(30));

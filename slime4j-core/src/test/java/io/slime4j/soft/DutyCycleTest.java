@@ -69,6 +69,44 @@ class DutyCycleTest {
     }
 
     @Test
+    void aHeldPostRunsNoCycleAndTheNextCycleAnyoneRunsSendsItFirst() {
+        AtomicInteger cycles = new AtomicInteger();
+        AtomicInteger postCycles = new AtomicInteger();
+        DutyCycle duty = new DutyCycle(now -> cycles.incrementAndGet(), now -> postCycles.incrementAndGet(), true,
+                RETHROW, () -> { }, () -> 0L); // a clock that stands still: only the count rings
+
+        for (int i = 1; i < HeldPosts.MAX_POSTS; i++) {
+            assertThat(duty.holdForPoster()).isZero();
+        }
+        assertThat(cycles.get() + postCycles.get()).as("held: no cycle ran").isZero();
+        assertThat(duty.postsHeld()).as("the agent can see that posts wait").isTrue();
+
+        assertThat(duty.tryRun()).as("the next cycle (the agent's or a waiter's) sends first").isEqualTo(1);
+        assertThat(postCycles.get()).isEqualTo(1);
+        assertThat(cycles.get()).isZero();
+        assertThat(duty.postsHeld()).isFalse();
+        assertThat(duty.tryRun()).as("then the plain cycle again").isEqualTo(1);
+        assertThat(cycles.get()).isEqualTo(1);
+    }
+
+    @Test
+    void aPosterThatKeepsPostingWithoutWaitingRunsTheCycleItselfAtTheLimit() {
+        AtomicInteger postCycles = new AtomicInteger();
+        DutyCycle duty = new DutyCycle(now -> 0, now -> postCycles.incrementAndGet(), true, RETHROW, () -> { },
+                () -> 0L);
+
+        for (int round = 1; round <= 3; round++) {
+            for (int i = 1; i < HeldPosts.MAX_POSTS; i++) {
+                duty.holdForPoster();
+            }
+            assertThat(postCycles.get()).isEqualTo(round - 1);
+            duty.holdForPoster();
+            assertThat(postCycles.get()).as("round %d: the post that makes the limit ran the cycle", round)
+                    .isEqualTo(round);
+        }
+    }
+
+    @Test
     void aWaiterRunsCyclesItselfUntilWhatItWaitsForIsReady() throws Exception {
         AtomicInteger cycles = new AtomicInteger();
         AtomicReference<Thread> ranOn = new AtomicReference<>();
