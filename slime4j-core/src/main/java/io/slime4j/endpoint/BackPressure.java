@@ -1,6 +1,7 @@
 package io.slime4j.endpoint;
 
 import java.time.Duration;
+import java.util.function.BooleanSupplier;
 
 /**
  * The bound on every wait of a caller for a resource (a slot, an eager, send-queue or
@@ -26,10 +27,11 @@ final class BackPressure {
     }
 
     /**
-     * Takes a resource of {@code rail} (-1: the messages' rail, {@link OpTracker#drainer(int)})
-     * within the bound ({@link ResourceWait}); null when none came free.
+     * Takes a resource of {@code rail} (-1: a message resource, whose rail is the one rail of a
+     * single-rail endpoint and none on several: {@link OpTracker#drainer(int)}) within the bound
+     * ({@link ResourceWait}); null when none came free.
      */
-    <T> T await(int rail, Awaited free, ResourceWait.Attempt<T> attempt) throws InterruptedException {
+    private <T> T await(int rail, Awaited free, ResourceWait.Attempt<T> attempt) throws InterruptedException {
         return ResourceWait.await(tracker.drainer(rail), free, attempt, timeoutNanos);
     }
 
@@ -43,7 +45,7 @@ final class BackPressure {
      * Takes a permit of {@code rail} (a credit: {@code free} says whether one is free, {@code now}
      * takes one if so, {@code within} waits for one) within the bound; whether it got one.
      */
-    boolean permit(int rail, Awaited free, java.util.function.BooleanSupplier now, TimedTry within)
+    boolean permit(int rail, Awaited free, BooleanSupplier now, TimedTry within)
             throws InterruptedException {
         return await(rail, free, new ResourceWait.Attempt<Boolean>() {
             @Override
@@ -58,24 +60,32 @@ final class BackPressure {
         }) != null;
     }
 
-    /** Leases a slot of {@code pool} (whose ops complete on {@code rail}) within the bound, or throws {@link EndpointBusyException}. */
-    Slot lease(SlotPool pool, int rail, String what) {
+    /**
+     * A slot of {@code pool}, whose ops complete on {@code rail}: at once if one is free, else
+     * waiting within the bound ({@link #await}); null when none came free.
+     */
+    Slot slot(SlotPool pool, int rail) throws InterruptedException {
         Slot free = pool.tryAcquire(); // no wait, nothing allocated
         if (free != null) {
             return free;
         }
-        try {
-            Slot s = await(rail, () -> pool.free() > 0, new ResourceWait.Attempt<>() {
-                @Override
-                public Slot now() {
-                    return pool.tryAcquire();
-                }
+        return await(rail, () -> pool.free() > 0, new ResourceWait.Attempt<>() {
+            @Override
+            public Slot now() {
+                return pool.tryAcquire();
+            }
 
-                @Override
-                public Slot within(long nanos) throws InterruptedException {
-                    return pool.acquire(nanos);
-                }
-            });
+            @Override
+            public Slot within(long nanos) throws InterruptedException {
+                return pool.acquire(nanos);
+            }
+        });
+    }
+
+    /** Leases a slot of {@code pool} (whose ops complete on {@code rail}) within the bound, or throws {@link EndpointBusyException}. */
+    Slot lease(SlotPool pool, int rail, String what) {
+        try {
+            Slot s = slot(pool, rail);
             if (s == null) {
                 throw busy("no free " + what + " slot (" + pool.capacity() + " in the pool)");
             }

@@ -151,17 +151,7 @@ final class IoPath {
             Slot slot = pool.tryAcquire();
             if (slot == null) { // about to wait: slots this op holds must not wait on unsignaled tails
                 coverQps(b.lastOnQp);
-                slot = backPressure.await(b.op.rail, () -> pool.free() > 0, new ResourceWait.Attempt<>() {
-                    @Override
-                    public Slot now() {
-                        return pool.tryAcquire();
-                    }
-
-                    @Override
-                    public Slot within(long nanos) throws InterruptedException {
-                        return pool.acquire(nanos);
-                    }
-                });
+                slot = backPressure.slot(pool, b.op.rail);
             }
             if (slot == null) {
                 String why = "no free io slot (" + pool.capacity() + " in the pool)";
@@ -234,7 +224,7 @@ final class IoPath {
         RailDrain drain = b.plan.length[r] <= HANDLED_BY_POSTER_MAX_BYTES ? rail : null;
         // the caller's own post (not one made while handling completions): it will wait or post again
         // soon, so a busy-polling device may send it with what follows (WorkRequest.more)
-        wr.more(rail != null && tracker.singleRail() && !rail.isDispatching());
+        wr.more(tracker.postsMore(rail));
         try {
             sq.post(wr, slot.index, sub, r == b.lastOnQp[q], b.nextOnQp[r] >= slotEnd && pool.free() == 0, drain);
         } catch (RuntimeException e) {
@@ -249,8 +239,7 @@ final class IoPath {
     private void takeCredit(IoBatch b, IoSendQueue sq) throws StopPosting {
         boolean got;
         try {
-            got = sq.tryAcquireCredit() // no wait, nothing allocated
-                    || backPressure.permit(b.op.rail, () -> sq.availableCredits() > 0, sq::tryAcquireCredit, sq::acquireCredit);
+            got = sqCredit(sq, b.op.rail);
         } catch (InterruptedException e) {
             throw interrupted(e);
         }
@@ -272,15 +261,19 @@ final class IoPath {
     private void reserveFenceCredit(IoBatch b) {
         ImmFence fence = b.fence;
         try {
-            IoSendQueue sq = sendQueues[fence.qp];
-            fence.sqCreditHeld = sq.tryAcquireCredit()
-                    || backPressure.permit(b.op.rail, () -> sq.availableCredits() > 0, sq::tryAcquireCredit, sq::acquireCredit);
+            fence.sqCreditHeld = sqCredit(sendQueues[fence.qp], b.op.rail);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
         if (!fence.sqCreditHeld) {
             b.op.fail(WcStatus.GENERAL_ERR, lifecycle.name() + ": no send-queue credit for the immediate of op " + b.op.seq);
         }
+    }
+
+    /** A send-queue credit of {@code sq} for an op on {@code rail}: at once if free, else within the bound. */
+    private boolean sqCredit(IoSendQueue sq, int rail) throws InterruptedException {
+        return sq.tryAcquireCredit() // no wait, nothing allocated
+                || backPressure.permit(rail, () -> sq.availableCredits() > 0, sq::tryAcquireCredit, sq::acquireCredit);
     }
 
     private StopPosting interrupted(InterruptedException e) {

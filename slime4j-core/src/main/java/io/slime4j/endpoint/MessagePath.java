@@ -213,9 +213,12 @@ final class MessagePath {
         } else if (threshold > 0) {
             eager.wantNotice(slot); // a small recv sends no meta: tell it this message waits for one
         }
-        ordering.posted(op);
-        gate.release();
-        slot.caller = null;
+        try {
+            ordering.posted(op);
+            gate.release();
+        } finally {
+            slot.caller = null;
+        }
         op.partDone();
         return op.future();
     }
@@ -242,8 +245,7 @@ final class MessagePath {
             RailDrain d = op == null ? null : tracker.drainer(op);
             // the sender's own post, inside its call and not while handling completions: on a single rail it
             // may go with what this thread posts or waits for next (WorkRequest.more)
-            boolean more = slot.caller == Thread.currentThread() && tracker.singleRail() && d != null
-                    && !d.isDispatching();
+            boolean more = slot.caller == Thread.currentThread() && tracker.postsMore(d);
             boolean handles = d != null && d.beginPosting();
             try {
                 eager.postEager(slot, more);

@@ -83,12 +83,38 @@ final class OpTracker {
         completed.increment();
     }
 
+    /**
+     * Whether the calling thread runs the user's completion stages ({@link #completeView}): what it
+     * posts there is not followed by a wait of its own ({@link #postsMore}).
+     */
+    private static final ThreadLocal<Boolean> IN_STAGES = ThreadLocal.withInitial(() -> Boolean.FALSE);
+
+    /**
+     * Whether a request the calling thread posts now, inside a caller's own call, may be held by a
+     * busy-polling device for what the caller posts or waits for next ({@code WorkRequest.more}):
+     * on a single-rail endpoint ({@link #singleRail}: on several the next wait may drive another
+     * rail's device), not while handling completions ({@code rail} dispatching), not in completion
+     * stages the endpoint runs.
+     */
+    boolean postsMore(RailDrain rail) {
+        return rail != null && singleRail() && !rail.isDispatching() && !IN_STAGES.get();
+    }
+
     /** Hands the completion of a view to the executor, never running user stages on this thread. */
     void completeView(CompletableFuture<TransferFuture> view, TransferFuture future) {
         try {
-            executor.execute(() -> completeViewNow(view, future));
+            executor.execute(() -> completeViewInStages(view, future));
         } catch (RejectedExecutionException e) {
-            Thread.ofVirtual().start(() -> completeViewNow(view, future));
+            Thread.ofVirtual().start(() -> completeViewInStages(view, future));
+        }
+    }
+
+    private static void completeViewInStages(CompletableFuture<TransferFuture> view, TransferFuture future) {
+        IN_STAGES.set(Boolean.TRUE);
+        try {
+            completeViewNow(view, future);
+        } finally {
+            IN_STAGES.set(Boolean.FALSE);
         }
     }
 

@@ -42,6 +42,9 @@ final class ResourceWait {
         long deadline = System.nanoTime() + timeoutNanos;
         long retry = OpState.HELP_RETRY_MIN_NANOS;
         while (rail != null && rail.retriesHelp()) {
+            if (Thread.interrupted()) {
+                throw new InterruptedException();
+            }
             long remaining = deadline - System.nanoTime();
             if (remaining <= 0) {
                 return attempt.now();
@@ -57,10 +60,10 @@ final class ResourceWait {
                     return got;
                 }
                 retry = Math.min(retry * 2, OpState.HELP_RETRY_MAX_NANOS);
-            } else if (!helped) {
-                Thread.onSpinWait(); // a slice passed: look at the resource, then help again until the bound
             } else {
-                Thread.onSpinWait(); // it came free and another caller took it: help again
+                // a slice passed (look at the resource, then help again until the bound), or it came free
+                // and another caller took it
+                Thread.onSpinWait();
             }
         }
         return attempt.within(Math.max(0, deadline - System.nanoTime()));

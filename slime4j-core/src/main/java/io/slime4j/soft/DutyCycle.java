@@ -134,8 +134,8 @@ final class DutyCycle {
      * io.slime4j.verbs.WorkRequest#more}): it waits for the next cycle anyone runs, with whatever else
      * is posted meanwhile ({@link HeldPosts}), unless enough are held that the poster runs the cycle
      * now ({@link #runForPoster}). A cycle under way runs one more for it when it ends ({@link
-     * #tryRun}); the agent, back from a rest, runs one ({@link #postsHeld}). Returns the work done
-     * (0 when held).
+     * #tryRun}); the agent, back from a rest, runs one ({@link #postsHeld}). Returns the work done:
+     * 0 when held, as {@link #runForPoster} when it ran (-1: another thread holds the right).
      */
     int holdForPoster() {
         postPending = true; // seen by the next cycle anyone begins: a Dekker pair with the holder's release

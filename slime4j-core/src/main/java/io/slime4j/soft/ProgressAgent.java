@@ -52,7 +52,8 @@ final class ProgressAgent implements Runnable {
      * each look costs a wake-up that preempts one. So twice the longest rest (20 ms) bounds how long
      * datagrams that arrive after the application stopped waiting wait for the agent; work posted
      * meanwhile does not wait for it (the posting thread runs a cycle itself, or the holder of the
-     * cycle runs one more, {@link SoftDevice#onPosted}).
+     * cycle runs one more, {@link SoftDevice#onPosted}), except a post held for the next cycle
+     * ({@link DutyCycle#holdForPoster}), which waits at most for the end of the rest under way.
      */
     static final long STAND_ASIDE_NANOS = 50_000;
     /**

@@ -295,9 +295,9 @@ final class SoftCompletionQueue implements CompletionQueue, CompletionWakeups.Wa
     }
 
     /**
-     * On a device whose waiters drive it (busy-polling): a post runs a duty cycle on the posting
-     * thread ({@link SoftDevice#onPosted}), and what that cycle takes in (ACKs, messages) completes
-     * requests before the post returns.
+     * On a device whose waiters drive it (busy-polling): a post that is not held for the next cycle
+     * runs a duty cycle on the posting thread ({@link SoftDevice#onPosted}), and what that cycle takes
+     * in (ACKs, messages) completes requests before the post returns.
      */
     @Override
     public boolean completesOnPost() {

@@ -224,7 +224,7 @@ final class SoftQueuePair implements QueuePair {
             sqPosted = posted + 1;
         }
         counters.increment(Counter.WR_POSTED);
-        device.onPosted(wr.more() && behind);
+        device.onPosted(wr.more() && behind && s == QpState.RTS); // in ERR (its agent may be dead): the cycle flushes it now
     }
 
     @Override
