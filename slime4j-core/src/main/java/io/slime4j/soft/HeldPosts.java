@@ -18,7 +18,10 @@ import java.util.function.LongSupplier;
  * leave a request unsent (that is the cycle's pending flag's job, {@link DutyCycle}).
  */
 final class HeldPosts {
-    /** Held requests at which the next poster runs the cycle: a window's worth for the endpoint's message benchmarks. */
+    /**
+     * Held requests at which the next poster runs the cycle: enough for a full GSO run of small
+     * writes or a coalesced datagram of small messages, few enough that no request waits behind many.
+     */
     static final int MAX_POSTS = 32;
     /** Age of the oldest held request at which the next poster runs the cycle. */
     static final long MAX_NANOS = 20_000;
