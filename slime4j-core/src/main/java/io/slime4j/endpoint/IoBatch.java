@@ -28,6 +28,10 @@ final class IoBatch {
     int filledInSlot;
     int dataPosted;
     boolean inlineImmPosted;
+    /** The dispatcher of the op's rail, or null ({@link OpTracker#drainer(OpState)}); set by the poster. */
+    RailDrain rail;
+    /** Whether this op's requests say more will follow ({@link OpTracker#postsMore}); set by the poster. */
+    boolean more;
     /** Refilled for each request (posting copies it). */
     final WorkRequest wr = new WorkRequest();
 

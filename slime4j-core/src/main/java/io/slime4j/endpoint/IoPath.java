@@ -96,6 +96,10 @@ final class IoPath {
         op.fence = b.fence;
         op.plan = plan;
         op.rail = plan.rail;
+        // once per op, not per request: the caller's own post (not one made while handling completions)
+        // waits or posts again soon, so a busy-polling device may send it with what follows (WorkRequest.more)
+        b.rail = tracker.drainer(op);
+        b.more = tracker.postsMore(b.rail);
         if (ordered) {
             holdForEarlier(b);
         }
@@ -220,11 +224,8 @@ final class IoPath {
         slot.subLength[sub] = b.plan.length[r];
         slot.subRequest[sub] = r;
         // a request the post may complete at once (a copy on the shm device) is handled by this thread
-        RailDrain rail = tracker.drainer(b.op);
-        RailDrain drain = b.plan.length[r] <= HANDLED_BY_POSTER_MAX_BYTES ? rail : null;
-        // the caller's own post (not one made while handling completions): it will wait or post again
-        // soon, so a busy-polling device may send it with what follows (WorkRequest.more)
-        wr.more(tracker.postsMore(rail));
+        RailDrain drain = b.plan.length[r] <= HANDLED_BY_POSTER_MAX_BYTES ? b.rail : null;
+        wr.more(b.more);
         try {
             sq.post(wr, slot.index, sub, r == b.lastOnQp[q], b.nextOnQp[r] >= slotEnd && pool.free() == 0, drain);
         } catch (RuntimeException e) {
