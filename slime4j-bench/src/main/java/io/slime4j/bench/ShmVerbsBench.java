@@ -31,6 +31,7 @@ import java.util.Locale;
  * <pre>
  * java --enable-native-access=ALL-UNNAMED -cp ... io.slime4j.bench.ShmVerbsBench
  *     [--sizes 64K,1M,16M] [--bytes 256M] [--round-trips 20000] [--messages 200000] [--poll spin|park]
+ *     [--idle-qps 0]
  * </pre>
  *
  * <p>Rows: 64 B write-with-immediate round trip (p50, p99; the peer answers each with one), 32 B
@@ -40,7 +41,9 @@ import java.util.Locale;
  * buffer; each row after at least half a second untimed). The "same working set" memcpy cycles
  * through the same 16 offsets. Set {@code SLIME4J_SHM_BUSY_POLL=true} for busy-polling devices (a poster
  * waiting in {@code await} then spins and drives the device itself; with {@code --poll spin} its {@code poll}
- * runs a duty cycle whenever the queue is empty).
+ * runs a duty cycle whenever the queue is empty). {@code --idle-qps N} connects N more queue pairs
+ * between the two devices first, which then stay idle: what a device serving many peers (an engine
+ * on a host shared with many others) costs the one pair that works.
  */
 public final class ShmVerbsBench {
     private static final int WINDOW = 16;
@@ -59,13 +62,15 @@ public final class ShmVerbsBench {
     private final boolean spin;
     private final WorkCompletion[] wcs = WorkCompletion.array(64);
     private final WorkRequest wr = new WorkRequest();
+    private final ProtectionDomain pd;
+    private final java.util.List<QueuePair> idle = new java.util.ArrayList<>();
     private long remoteAddress;
     private long remoteKey;
 
     private ShmVerbsBench(String name, long regionBytes, boolean spin) {
         this.spin = spin;
         device = ShmDevice.open(ShmConfig.fromEnvironment().name(name).build());
-        ProtectionDomain pd = device.allocateProtectionDomain();
+        pd = device.allocateProtectionDomain();
         local = pd.register(SharedMemory.allocate(regionBytes, arena), AccessFlags.ALL);
         sendCq = device.createCompletionQueue(4 * DEPTH);
         recvCq = device.createCompletionQueue(4 * DEPTH);
@@ -77,6 +82,32 @@ public final class ShmVerbsBench {
         QpInfo i = qp.localInfo();
         return i.address() + " " + i.qpn() + " " + i.psn() + " " + i.token() + " " + local.address() + " "
                 + local.remoteKey();
+    }
+
+    /** Creates {@code n} idle queue pairs; their infos, space-separated, as {@link #connectIdle} takes them. */
+    private String idleInfos(int n) {
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < n; i++) {
+            QueuePair q = device.createQueuePair(pd, QpConfig.builder().sendQueueDepth(4).recvQueueDepth(4).maxSge(1)
+                    .build(), sendCq, recvCq);
+            idle.add(q);
+            QpInfo info = q.localInfo();
+            sb.append(' ').append(info.address()).append(' ').append(info.qpn()).append(' ').append(info.psn())
+                    .append(' ').append(info.token());
+        }
+        return sb.toString().strip();
+    }
+
+    /** Connects the idle queue pairs, in order, to the peer's ({@link #idleInfos}). */
+    private void connectIdle(String infos) {
+        String[] f = infos.isEmpty() ? new String[0] : infos.split(" ");
+        if (f.length != 4 * idle.size()) {
+            throw new IllegalStateException("the peer has " + f.length / 4 + " idle queue pairs, this side " + idle.size());
+        }
+        for (int i = 0; i < idle.size(); i++) {
+            idle.get(i).connect(new QpInfo(f[4 * i], Integer.parseInt(f[4 * i + 1]), Integer.parseInt(f[4 * i + 2]),
+                    Long.parseLong(f[4 * i + 3])));
+        }
     }
 
     private void connect(String peer) {
@@ -96,6 +127,7 @@ public final class ShmVerbsBench {
         int roundTrips = 20_000;
         int messages = 200_000;
         boolean spin = true;
+        int idleQps = 0;
         for (int i = 0; i < args.length; i += 2) {
             String v = i + 1 < args.length ? args[i + 1] : null;
             if (v == null) {
@@ -106,6 +138,12 @@ public final class ShmVerbsBench {
                 case "--bytes" -> bytes = Options.size(v);
                 case "--round-trips" -> roundTrips = Integer.parseInt(v);
                 case "--messages" -> messages = Integer.parseInt(v);
+                case "--idle-qps" -> {
+                    idleQps = Integer.parseInt(v);
+                    if (idleQps < 0 || idleQps > 4000) {
+                        throw new IllegalArgumentException("--idle-qps must be 0..4000, was " + v);
+                    }
+                }
                 case "--poll" -> spin = switch (v) {
                     case "spin" -> true;
                     case "park" -> false;
@@ -121,8 +159,13 @@ public final class ShmVerbsBench {
             a.connect(child.handshake.expect("INFO"));
             child.handshake.send("PEER " + a.info());
             child.handshake.expect("READY");
-            System.out.printf(Locale.ROOT, "shm verbs level, poll %s, busy-poll agents %s%n", spin ? "spin" : "park",
-                    a.device.config().busyPoll());
+            child.handshake.send("IDLE " + idleQps);
+            String idleInfos = a.idleInfos(idleQps);
+            a.connectIdle(child.handshake.expect("IDLE").strip());
+            child.handshake.send("IDLEPEER " + idleInfos);
+            child.handshake.expect("READY");
+            System.out.printf(Locale.ROOT, "shm verbs level, poll %s, busy-poll agents %s, %d idle queue pairs%n",
+                    spin ? "spin" : "park", a.device.config().busyPoll(), idleQps);
             child.handshake.send("RTT " + (roundTrips + roundTrips / 10));
             long[] rtt = a.roundTrips(roundTrips, roundTrips / 10);
             child.handshake.expect("DONE");
@@ -154,6 +197,10 @@ public final class ShmVerbsBench {
         try {
             h.send("INFO " + b.info());
             b.connect(h.expect("PEER"));
+            h.send("READY");
+            int idleQps = Integer.parseInt(h.expect("IDLE").strip());
+            h.send("IDLE " + b.idleInfos(idleQps));
+            b.connectIdle(h.expect("IDLEPEER").strip());
             h.send("READY");
             b.answerRoundTrips(Integer.parseInt(h.expect("RTT")));
             h.send("DONE");
