@@ -12,7 +12,7 @@ import java.lang.invoke.VarHandle;
  * different cache lines.
  */
 final class Layout {
-    static final long MAGIC = 0x534C_494D_4534_4A31L; // "SLIME4J1"
+    static final long MAGIC = 0x534C_494D_4534_4A32L; // "SLIME4J2": the device file has the ready mask
     static final int MAX_QPS = 4096;
 
     // ---- device file
@@ -28,7 +28,11 @@ final class Layout {
      *  copies peers run in it now. */
     static final long X_SEQ = 0, X_KEY = 8, X_PD = 16, X_ACCESS = 20, X_BASE = 24, X_LENGTH = 32, X_INODE = 40,
             X_OFFSET = 48, X_FD = 56, X_USES = 64;
-    static final long DEV_SIZE = DEV_EXPORTS + EXPORTS * X_SIZE;
+    /** The ready mask: a bit per queue pair, set by whoever gives it work (its peer, its posting threads), taken by
+     *  the device's duty cycle, which then runs only the queue pairs that have something to do. */
+    static final long DEV_READY = DEV_EXPORTS + EXPORTS * X_SIZE;
+    static final int READY_WORDS = MAX_QPS / 64;
+    static final long DEV_SIZE = DEV_READY + READY_WORDS * 8L;
 
     // ---- queue-pair file: header written by the owner (requester), answers by the peer (responder)
     static final long QP_MAGIC = 0, QP_PID = 8, QP_MAX_SGE = 12, QP_CAPACITY = 16, QP_ENTRY_SIZE = 20,
@@ -92,6 +96,14 @@ final class Layout {
 
     static long getAndAddLong(MemorySegment s, long offset, long delta) {
         return (long) LONG.getAndAdd(s, offset, delta);
+    }
+
+    static long getAndBitwiseOr(MemorySegment s, long offset, long bits) {
+        return (long) LONG.getAndBitwiseOr(s, offset, bits);
+    }
+
+    static long getAndSet(MemorySegment s, long offset, long value) {
+        return (long) LONG.getAndSet(s, offset, value);
     }
 
     static long compareAndExchange(MemorySegment s, long offset, long expected, long value) {

@@ -70,8 +70,14 @@ final class PeerDevice {
         return !dead;
     }
 
+    /** Rings the peer's doorbell, marking none of its queue pairs ready (it wakes an agent that may sleep). */
     void ring() {
         Doorbell.ring(file);
+    }
+
+    /** Marks the peer's queue pair {@code qpn} ready and rings the peer's doorbell. */
+    void ring(int qpn) {
+        Doorbell.ring(file, qpn);
     }
 
     void close() {

@@ -59,6 +59,11 @@ final class Requester {
         return published > completed || localFailSsn >= 0;
     }
 
+    /** Whether requests were posted that are not yet published (holder of the progress lock). */
+    boolean unpublished() {
+        return published != qp.sqPosted();
+    }
+
     int doWork(long now) {
         int work = publish();
         work += complete();
@@ -147,7 +152,7 @@ final class Requester {
             Layout.setRelease(file.segment, Layout.QP_TAIL, ringTail);
             PeerDevice peer = qp.responder.peer();
             if (peer != null) {
-                peer.ring();
+                peer.ring(qp.remoteQpn());
             }
         }
         return 1;
@@ -285,7 +290,7 @@ final class Requester {
     private void askAgain(PeerDevice peer) {
         Layout.getAndAddLong(file.segment, Layout.QP_RETRY, 1);
         if (peer != null) {
-            peer.ring();
+            peer.ring(qp.remoteQpn());
         }
     }
 

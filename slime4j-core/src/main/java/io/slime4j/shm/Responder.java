@@ -132,6 +132,8 @@ final class Responder {
             qp.enterError();
         }
         if (n > 0 || rnrBlocked) {
+            // no ready mark: the peer's requester has requests outstanding, so its duty cycles run it anyway
+            // (ShmQueuePair.wantsTurn); only its agent may be asleep
             peer.ring();
         }
         return n;

@@ -49,6 +49,11 @@ public final class ShmDevice implements VerbsDevice {
     private static final long QUIET_NANOS = 50_000;
     /** How often an idle agent runs a duty cycle for the timers of outstanding requests. */
     private static final long TIMER_TICK_NANOS = 50_000;
+    /**
+     * How often a duty cycle runs every queue pair, not only those marked ready ({@link ReadyMask}):
+     * a bound on a missed mark, as long as an idle agent's longest sleep by default.
+     */
+    static final long SWEEP_NANOS = 10_000_000;
 
     private final ShmConfig config;
     private final long id;
@@ -62,6 +67,8 @@ public final class ShmDevice implements VerbsDevice {
     private final ShmCounters counters = new ShmCounters();
     private final List<ShmQueuePair> qps = new CopyOnWriteArrayList<>();
     private final ShmQueuePair[] byQpn = new ShmQueuePair[Layout.MAX_QPS];
+    /** The queue pairs a duty cycle runs (holder of the progress lock, but for marks). */
+    private final ReadyMask ready;
     private final ConcurrentLinkedQueue<ShmQueuePair> closing = new ConcurrentLinkedQueue<>();
     private final Thread agent;
     /** Held by whichever thread runs requesters and responders: the agent, a poller or a poster. */
@@ -86,6 +93,7 @@ public final class ShmDevice implements VerbsDevice {
         this.id = i;
         file = SharedMemory.allocate(Layout.DEV_SIZE, arena);
         exports = new ExportTable(file);
+        ready = new ReadyMask(file, SWEEP_NANOS, System.nanoTime());
         SharedMemory.Allocation a = SharedMemory.find(file.address(), file.byteSize());
         file.set(ValueLayout.JAVA_INT, Layout.DEV_PID, ShmNative.pid());
         file.set(ValueLayout.JAVA_INT, Layout.DEV_UID, ShmNative.euid());
@@ -129,9 +137,14 @@ public final class ShmDevice implements VerbsDevice {
         }
     }
 
-    /** Rings this device's own doorbell (posting threads, state changes). */
+    /** Rings this device's own doorbell, marking no queue pair ready (it closes). */
     void wakeup() {
         Doorbell.ring(file);
+    }
+
+    /** Marks {@code qp} ready and rings this device's doorbell (a posting thread, a state change). */
+    void wakeup(ShmQueuePair qp) {
+        Doorbell.ring(file, qp.qpn());
     }
 
     @Override
@@ -200,6 +213,7 @@ public final class ShmDevice implements VerbsDevice {
             throw new VerbsException("shm device " + name() + " has " + (Layout.MAX_QPS - 1) + " queue pairs already");
         }
         ShmQueuePair qp = new ShmQueuePair(this, qpn, spd, qpConfig, scq, rcq);
+        ready.cover(qpn);
         long dir = Layout.DEV_DIR + qpn * Layout.DIR_ENTRY;
         file.set(ValueLayout.JAVA_INT, dir, qp.file.fd);
         file.set(ValueLayout.JAVA_LONG, dir + 8, qp.file.inode);
@@ -238,6 +252,7 @@ public final class ShmDevice implements VerbsDevice {
                 }
                 Layout.setRelease(file, Layout.DEV_DIR + qp.qpn() * Layout.DIR_ENTRY + 16, 0);
                 byQpn[qp.qpn()] = null;
+                ready.drop(qp.qpn());
                 qp.file.close();
             }
         } finally {
@@ -278,6 +293,19 @@ public final class ShmDevice implements VerbsDevice {
         return f;
     }
 
+    /**
+     * Queue-pair turns the duty cycles ran ({@code [0]}), and those that found work only because a
+     * sweep ran the queue pair ({@code [1]}: missed marks, {@link ReadyMask}).
+     */
+    long[] turns() {
+        progress.lock();
+        try {
+            return new long[] {ready.turns(), ready.sweepFinds()};
+        } finally {
+            progress.unlock();
+        }
+    }
+
     /** Whether the current thread holds the progress lock (runs requesters and responders now). */
     boolean progressing() {
         return progress.isHeldByCurrentThread();
@@ -313,8 +341,11 @@ public final class ShmDevice implements VerbsDevice {
         }
         try {
             boolean published = !closed && qp.requester.publishNow();
-            if (published && !timersRunning && qp.requester.outstanding()) { // written once, not per request
-                timersRunning = true; // the agent's next wait is short: this request's timeout is watched
+            if (published && qp.requester.outstanding()) {
+                ready.activate(qp.qpn()); // no mark comes for its timers: the cycles run it from now on
+                if (!timersRunning) { // written once, not per request
+                    timersRunning = true; // the agent's next wait is short: this request's timeout is watched
+                }
             }
             return published;
         } catch (RuntimeException e) {
@@ -332,15 +363,29 @@ public final class ShmDevice implements VerbsDevice {
         spinners.addAndGet(delta);
     }
 
-    /** Runs every queue pair's turn (holder of the progress lock); records whether timers are running. */
+    /**
+     * Runs the turn of every queue pair that has work ({@link ReadyMask}; holder of the progress
+     * lock); records whether timers are running.
+     */
     private int cycle(long now) {
         int work = 0;
         boolean busy = false;
         try {
-            for (ShmQueuePair qp : qps) {
-                work += qp.doWork(now);
-                busy |= qp.busy();
-                wakeDeferred(); // once per turn: the first woken waiter would preempt this thread
+            ready.collect(now, qps);
+            for (int w = 0, n = ready.words(); w < n; w++) {
+                for (long bits = ready.active(w); bits != 0; bits &= bits - 1) {
+                    int qpn = (w << 6) | Long.numberOfTrailingZeros(bits);
+                    ShmQueuePair qp = byQpn[qpn];
+                    if (qp == null) {
+                        ready.drop(qpn);
+                        continue;
+                    }
+                    int did = qp.doWork(now);
+                    work += did;
+                    busy |= qp.busy();
+                    ready.ran(qpn, did, qp.wantsTurn());
+                    wakeDeferred(); // once per turn: the first woken waiter would preempt this thread
+                }
             }
         } catch (RuntimeException e) {
             counters.increment(Counter.AGENT_ERRORS);

@@ -132,7 +132,7 @@ final class ShmQueuePair implements QueuePair {
         remote = peer;
         file.connectedTo(peer.token());
         state = QpState.RTR;
-        device.wakeup();
+        device.wakeup(this);
     }
 
     @Override
@@ -146,7 +146,7 @@ final class ShmQueuePair implements QueuePair {
         if (state != QpState.ERR) {
             state = QpState.ERR;
             file.markFailed();
-            device.wakeup();
+            device.wakeup(this);
         }
     }
 
@@ -186,7 +186,7 @@ final class ShmQueuePair implements QueuePair {
         }
         counters.increment(Counter.WR_POSTED);
         if (!device.publishNow(this)) { // straight into the ring and the peer rung, unless another thread progresses
-            device.wakeup();
+            device.wakeup(this);
         }
     }
 
@@ -208,7 +208,7 @@ final class ShmQueuePair implements QueuePair {
             rqPosted = posted + 1;
         }
         counters.increment(Counter.RECV_WR_POSTED);
-        device.wakeup();
+        device.wakeup(this);
     }
 
     private void validate(WorkRequest wr) {
@@ -270,6 +270,25 @@ final class ShmQueuePair implements QueuePair {
     /** Whether the queue pair still has work the agent must do (timers). */
     boolean busy() {
         return state != QpState.ERR && requester.outstanding();
+    }
+
+    /**
+     * Whether the queue pair needs the next duty cycle's turn though nobody marks it ready
+     * ({@link ReadyMask}; holder of the progress lock): requests outstanding (their timers and the
+     * peer's liveness are watched), requests posted and not yet published, or a peer not attached
+     * yet (retried every millisecond). Everything else that gives it work marks it.
+     */
+    boolean wantsTurn() {
+        QpState s = state;
+        if (s != QpState.RTR && s != QpState.RTS) {
+            return false;
+        }
+        return requester.outstanding() || requester.unpublished() || responder.peerFile() == null;
+    }
+
+    /** The number of the peer's queue pair this one is connected to (set from RTR on). */
+    int remoteQpn() {
+        return remote.qpn();
     }
 
     void completeSend(Wqe w, WcStatus status) {
