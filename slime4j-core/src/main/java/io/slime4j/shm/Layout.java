@@ -40,6 +40,7 @@ final class Layout {
     static final long QP_REMOTE_TOKEN = 48; // owner: the token of the queue pair it is connected to (0: none yet)
     static final long QP_TAIL = 64; // owner: requests published
     static final long QP_DONE = 128; // peer: requests finished (the failed one included)
+    static final long QP_WATCHED = 136; // peer: non-zero while its duty cycles run its side every cycle (no mark needed)
     static final long QP_NAK_SEQ = 192, QP_NAK_STATUS = 200; // peer: the failed request and its status
     static final long QP_RNR_NAKS = 256; // peer: RNR NAKs sent so far
     static final long QP_RETRY = 320; // owner: bumped to ask the peer to try the head request again

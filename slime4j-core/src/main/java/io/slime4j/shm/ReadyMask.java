@@ -7,12 +7,13 @@ import java.lang.foreign.MemorySegment;
  * work and not every one the device has (an engine with many peers on one host has hundreds).
  *
  * <p>Whoever gives a queue pair work sets its bit in the ready mask of the device file
- * ({@link #mark}): its peer after publishing requests or answering them, a posting thread that
- * leaves its request to the duty cycle, a state change. The duty cycle takes the marks into its own
- * set of active queue pairs ({@link #collect}) and runs those; it {@link #drop}s one whose turn did
- * nothing and that needs no turn of its own (requests outstanding, whose timers run; a peer not
- * attached yet). Every {@code sweepNanos} a cycle also runs every queue pair once, which bounds
- * anything a mark missed; {@link #sweepFinds()} counts the turns that found work only then.
+ * ({@link #mark}): its peer after publishing requests or asking again for one, a posting thread
+ * that leaves its request to the duty cycle, a state change. The duty cycle takes the marks into its
+ * own set of active queue pairs ({@link #collect}) and runs those; it drops one whose turn did
+ * nothing and that needs no turn of its own ({@link #ran}: requests outstanding, whose timers run
+ * and whose answers come unmarked; a peer not attached yet). Every {@code sweepNanos} a cycle also
+ * runs every queue pair once, which bounds anything a mark missed; {@link #sweepFinds()} counts the
+ * turns that found work only then, and for which no mark came after either.
  *
  * <p>{@link #mark} may be called by any thread of any process that maps the device file; the rest
  * only by the holder of the device's progress lock.
@@ -21,8 +22,14 @@ final class ReadyMask {
     private final MemorySegment file;
     private final long sweepNanos;
     private final long[] active = new long[Layout.READY_WORDS];
-    /** Queue pairs a sweep added that were not active: a turn of theirs that does work was a missed mark. */
+    /** Queue pairs a sweep added that were not active: a turn of theirs that does work may be a missed mark. */
     private final long[] sweptOnly = new long[Layout.READY_WORDS];
+    /**
+     * Queue pairs a sweep's turn found work in while their mark was not set: a missed mark unless
+     * the next {@link #collect} takes one (the mark follows the work it announces, so a poster may
+     * still be between the two).
+     */
+    private final long[] suspects = new long[Layout.READY_WORDS];
     /** Words of the mask in use: up to the highest queue pair number's. */
     private volatile int words = 1;
     private long sweptAt;
@@ -74,8 +81,11 @@ final class ReadyMask {
     void collect(long now, Iterable<ShmQueuePair> all) {
         for (int w = 0, n = words; w < n; w++) {
             long off = offset(w);
-            if (Layout.getVolatile(file, off) != 0) {
-                active[w] |= Layout.getAndSet(file, off, 0);
+            long taken = Layout.getVolatile(file, off) != 0 ? Layout.getAndSet(file, off, 0) : 0;
+            active[w] |= taken;
+            if (suspects[w] != 0) {
+                sweepFinds += Long.bitCount(suspects[w] & ~taken);
+                suspects[w] = 0;
             }
         }
         if (now - sweptAt >= sweepNanos) {
@@ -106,8 +116,8 @@ final class ReadyMask {
         turns++;
         if ((sweptOnly[w] & bit) != 0) {
             sweptOnly[w] &= ~bit;
-            if (work > 0) {
-                sweepFinds++;
+            if (work > 0 && (Layout.getVolatile(file, offset(w)) & bit) == 0) {
+                suspects[w] |= bit;
             }
         }
         if (work == 0 && !wantsTurn) {
@@ -117,11 +127,16 @@ final class ReadyMask {
 
     /** Drops {@code qpn} from the active set (its queue pair is gone). */
     void drop(int qpn) {
-        active[qpn >>> 6] &= ~(1L << (qpn & 63));
-        sweptOnly[qpn >>> 6] &= ~(1L << (qpn & 63));
+        long keep = ~(1L << (qpn & 63));
+        active[qpn >>> 6] &= keep;
+        sweptOnly[qpn >>> 6] &= keep;
+        suspects[qpn >>> 6] &= keep;
     }
 
-    /** Turns that found work only because a sweep ran them: marks that were missed (0 when every path marks). */
+    /**
+     * Turns that found work only because a sweep ran them, with no mark set then or taken by the
+     * next collect: marks that were missed (0 when every path marks).
+     */
     long sweepFinds() {
         return sweepFinds;
     }

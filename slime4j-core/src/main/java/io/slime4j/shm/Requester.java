@@ -7,6 +7,7 @@ import io.slime4j.verbs.QpConfig;
 import io.slime4j.verbs.WcStatus;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
 
 /**
  * The send side of a queue pair (holder of the device's progress lock only: the agent, a poller,
@@ -152,7 +153,13 @@ final class Requester {
             Layout.setRelease(file.segment, Layout.QP_TAIL, ringTail);
             PeerDevice peer = qp.responder.peer();
             if (peer != null) {
-                peer.ring(qp.remoteQpn());
+                // a Dekker pair with the peer's Responder.unwatchUnlessSent: it sees this tail, or this sees its flag fall
+                VarHandle.fullFence();
+                if (Layout.getVolatile(file.segment, Layout.QP_WATCHED) != 0) {
+                    peer.ring(); // its cycles run this queue pair's ring anyway: wake its agent, no mark
+                } else {
+                    peer.ring(qp.remoteQpn());
+                }
             }
         }
         return 1;

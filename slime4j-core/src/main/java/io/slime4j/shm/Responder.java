@@ -32,6 +32,9 @@ final class Responder {
     private boolean stopped;
     private boolean rnrBlocked;
     private boolean failAfterNak;
+    /** This side told the peer's requester that its duty cycles run this queue pair every cycle ({@link #watch}). */
+    private boolean watching;
+    private volatile long unwatched; // written under the progress lock, read by tests
     private long rnrToken;
     private long attachTriedAt;
     private final MemorySegment scratch = Arena.global().allocate(8, 8);
@@ -65,6 +68,9 @@ final class Responder {
             peer = p;
             peerFile = f;
             memory = new PeerMemory(p, qp.device.mappings(), this::progress);
+            // requests this side published before it knew the peer rang and marked nobody: mark the peer's queue
+            // pair now, so that its responder looks at them without waiting for a sweep
+            p.ring(qp.remoteQpn());
             return true;
         } catch (RuntimeException e) {
             return false; // unreachable for now: the requester's timers decide
@@ -131,12 +137,61 @@ final class Responder {
             failAfterNak = false;
             qp.enterError();
         }
+        if (n > 0 && !watching) {
+            watch();
+        }
         if (n > 0 || rnrBlocked) {
             // no ready mark: the peer's requester has requests outstanding, so its duty cycles run it anyway
             // (ShmQueuePair.wantsTurn); only its agent may be asleep
             peer.ring();
         }
         return n;
+    }
+
+    /**
+     * Tells the peer's requester that this device's duty cycles run this queue pair every cycle
+     * while it keeps sending, so that its publishes need no ready mark (the mark's atomic on a line
+     * both processes write, and this side's swap that takes it, would cost a streaming pair per
+     * message).
+     */
+    private void watch() {
+        Layout.setRelease(peerFile.segment, Layout.QP_WATCHED, 1);
+        watching = true;
+    }
+
+    /** Whether the peer's requester was told that this queue pair's ring is run every cycle. */
+    boolean watching() {
+        return watching;
+    }
+
+    /** Times {@link #unwatchUnlessSent} withdrew the watch (for tests). */
+    long unwatched() {
+        return unwatched;
+    }
+
+    /**
+     * Before the duty cycles stop running this queue pair: withdraws {@link #watch} and says whether
+     * requests were published meanwhile, unmarked (then it stays, watched). A Dekker pair with
+     * {@code Requester.publish}, which releases its tail, fences and then reads the flag: either it
+     * sees the flag fall and marks, or this sees its tail.
+     */
+    boolean unwatchUnlessSent() {
+        if (!watching) {
+            return false;
+        }
+        MemorySegment ps = peerFile.segment;
+        Layout.setVolatile(ps, Layout.QP_WATCHED, 0);
+        VarHandle.fullFence();
+        io.slime4j.verbs.QpState s = qp.state();
+        boolean executes = (s == io.slime4j.verbs.QpState.RTR || s == io.slime4j.verbs.QpState.RTS) && !stopped
+                && !rnrBlocked && !peerFile.failed(); // else the requests wait for something else, marked or not
+        if (executes && Layout.getAcquire(ps, Layout.QP_TAIL) > head) {
+            Layout.setRelease(ps, Layout.QP_WATCHED, 1);
+            return true;
+        }
+        watching = false;
+        unwatched++;
+        return false;
     }
 
     /** Executes one request: SUCCESS, a failure status, or null for "no receive posted" (RNR). */
@@ -292,6 +347,10 @@ final class Responder {
 
     /** Flushes every receive not consumed (progress lock held, queue pair in ERR). */
     int flush() {
+        if (watching) { // an ERR queue pair executes nothing more: the peer marks again (and fails on the state)
+            Layout.setVolatile(peerFile.segment, Layout.QP_WATCHED, 0);
+            watching = false;
+        }
         int n = 0;
         long posted = qp.rqPosted();
         while (qp.rqConsumed < posted) {

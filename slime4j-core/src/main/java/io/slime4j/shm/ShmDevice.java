@@ -54,6 +54,13 @@ public final class ShmDevice implements VerbsDevice {
      * a bound on a missed mark, as long as an idle agent's longest sleep by default.
      */
     static final long SWEEP_NANOS = 10_000_000;
+    /**
+     * How long a queue pair whose responder is watched stays in the duty cycles after its last turn
+     * with work: a pair that streams (its peer publishes every few microseconds, a busy-polling
+     * waiter cycles far more often) stays in and watched, and is neither dropped nor marked again per
+     * message. Short, so that pairs with sporadic traffic leave the cycles soon.
+     */
+    static final long HOLD_NANOS = 100_000;
 
     private final ShmConfig config;
     private final long id;
@@ -370,28 +377,34 @@ public final class ShmDevice implements VerbsDevice {
     private int cycle(long now) {
         int work = 0;
         boolean busy = false;
-        try {
-            ready.collect(now, qps);
-            for (int w = 0, n = ready.words(); w < n; w++) {
-                for (long bits = ready.active(w); bits != 0; bits &= bits - 1) {
-                    int qpn = (w << 6) | Long.numberOfTrailingZeros(bits);
-                    ShmQueuePair qp = byQpn[qpn];
-                    if (qp == null) {
-                        ready.drop(qpn);
-                        continue;
-                    }
+        ready.collect(now, qps);
+        for (int w = 0, n = ready.words(); w < n; w++) {
+            for (long bits = ready.active(w); bits != 0; bits &= bits - 1) {
+                int qpn = (w << 6) | Long.numberOfTrailingZeros(bits);
+                ShmQueuePair qp = byQpn[qpn];
+                if (qp == null) {
+                    ready.drop(qpn);
+                    continue;
+                }
+                try {
                     int did = qp.doWork(now);
                     work += did;
                     busy |= qp.busy();
-                    ready.ran(qpn, did, qp.wantsTurn());
+                    if (did > 0) {
+                        qp.lastWorkAt = now;
+                    }
+                    ready.ran(qpn, did, did > 0 || qp.wantsTurn()
+                            || (qp.responder.watching() && now - qp.lastWorkAt < HOLD_NANOS)
+                            || qp.responder.unwatchUnlessSent());
+                } catch (RuntimeException e) { // one queue pair's failure does not stop the others' turns
+                    counters.increment(Counter.AGENT_ERRORS);
+                    LOG.error("shm device {}: progress error on {}: the queue pair fails", name(), qp, e);
+                    qp.modifyToError(); // not retried turn after turn: its requests are flushed
+                    ready.ran(qpn, 0, true); // the flush runs next cycle
+                } finally {
                     wakeDeferred(); // once per turn: the first woken waiter would preempt this thread
                 }
             }
-        } catch (RuntimeException e) {
-            counters.increment(Counter.AGENT_ERRORS);
-            LOG.error("shm device {}: progress error", name(), e);
-        } finally {
-            wakeDeferred();
         }
         timersRunning = busy;
         return work;

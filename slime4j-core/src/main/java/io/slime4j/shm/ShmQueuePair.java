@@ -49,6 +49,8 @@ final class ShmQueuePair implements QueuePair {
     private volatile QpState state = QpState.RESET;
     private volatile boolean closed;
     private boolean errorHandled;
+    /** When a duty cycle's turn last did work here (holder of the progress lock). */
+    long lastWorkAt = System.nanoTime() - (1L << 40);
     volatile QpInfo remote;
 
     ShmQueuePair(ShmDevice device, int qpn, ShmProtectionDomain pd, QpConfig config, ShmCompletionQueue sendCq,
@@ -274,9 +276,10 @@ final class ShmQueuePair implements QueuePair {
 
     /**
      * Whether the queue pair needs the next duty cycle's turn though nobody marks it ready
-     * ({@link ReadyMask}; holder of the progress lock): requests outstanding (their timers and the
-     * peer's liveness are watched), requests posted and not yet published, or a peer not attached
-     * yet (retried every millisecond). Everything else that gives it work marks it.
+     * ({@link ReadyMask}; holder of the progress lock): requests outstanding (their timers, the
+     * peer's liveness and the peer's answers are watched; the peer's responder does not mark), requests
+     * posted and not yet published, or a peer not attached yet (tried again at most every
+     * millisecond, on the cycles that run). Everything else that gives it work marks it.
      */
     boolean wantsTurn() {
         QpState s = state;

@@ -25,19 +25,21 @@ import org.junit.jupiter.api.Timeout;
  * Two devices with 300 connected queue pairs that stay idle and one pair that works: the duty
  * cycles run the working pair's turns, not 301 turns each ({@link ReadyMask}), and every path that
  * gives a queue pair work marks it, so no turn finds work only because a sweep ran it — round trips
- * of write-with-immediate, sends that wait for their receives (RNR and the requester's retry), a
- * read and an atomic.
+ * of write-with-immediate, a stream of writes with pauses (the peer's responder watched, then not),
+ * sends that wait for their receives (RNR and the requester's retry), a read and an atomic.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class ManyQueuePairsTest {
     private static final int IDLE = 300;
     private static final int ROUND_TRIPS = 2_000;
     private static final int RNR_SENDS = 5;
+    private static final int STREAMED = 20_000;
     /**
      * Turns a sweep may find work in though every path marks: a request posted while another thread
      * runs a sweep can be found by the sweep's turn before its poster's mark lands (the mark follows
-     * the request, so that the turn the mark causes sees it). A path that leaves its mark out counts
-     * every time: 197 in this test with the requester's publish mark left out.
+     * the request, so that the turn the mark causes sees it); such a turn counts only if the mark has
+     * not come by the next collect either (a poster descheduled in between). A path that leaves its
+     * mark out counts every time: 197 in this test with the requester's publish mark left out.
      */
     private static final long RACED_MARKS = 2;
 
@@ -88,13 +90,55 @@ class ManyQueuePairsTest {
                             ROUND_TRIPS, perRoundTrip)
                     .isLessThan(40L * ROUND_TRIPS);
 
+            // a stream of writes, 16 outstanding: the responder runs every cycle while they come, and tells the
+            // requester so (its publishes then need no mark); each pause ends that, and a publish racing the end
+            // must still be seen (Responder.unwatchUnlessSent and Requester.publish, a Dekker pair)
+            long unwatchedBefore = ((ShmQueuePair) qb).responder.unwatched();
+            int pauses = 0;
+            int outstanding = 0;
+            for (int i = 0; i < STREAMED; i++) {
+                if (outstanding == 16) {
+                    outstanding -= scqA.await(wcs, 10, TimeUnit.SECONDS);
+                }
+                ma.segment().set(ValueLayout.JAVA_INT, 512 + 4 * (i % 16), i);
+                qa.postSend(wr.clear().wrId(20).opcode(Opcode.RDMA_WRITE).remote(RemoteRegion.of(mb), 512 + 4 * (i % 16))
+                        .sge(ma, 512 + 4 * (i % 16), 4));
+                outstanding++;
+                if (i % 2000 == 1999) { // a pause: a cycle of B's after the hold drops the pair (the watch
+                    // withdrawn), and A's next publish must mark it
+                    while (outstanding > 0) {
+                        outstanding -= scqA.await(wcs, 10, TimeUnit.SECONDS);
+                    }
+                    long before = ((ShmQueuePair) qb).responder.unwatched();
+                    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                    while (((ShmQueuePair) qb).responder.unwatched() == before && System.nanoTime() < until) {
+                        Thread.sleep(1);
+                        scqB.poll(wcs); // empty: runs one of B's duty cycles, unless B's agent runs one now
+                    }
+                    pauses++;
+                }
+            }
+            while (outstanding > 0) {
+                outstanding -= scqA.await(wcs, 10, TimeUnit.SECONDS);
+            }
+            assertThat(((ShmQueuePair) qb).responder.unwatched() - unwatchedBefore)
+                    .as("pauses in which B's cycles withdrew the watch").isGreaterThanOrEqualTo(pauses);
+            for (int k = 0; k < 16; k++) {
+                int last = STREAMED - 16 + k;
+                assertThat(mb.segment().get(ValueLayout.JAVA_INT, 512 + 4 * (last % 16))).isEqualTo(last);
+            }
+
             // sends before their receives: an RNR NAK, the receive posted while the requester waits out rnrTimer
             // (the responder finds no retry asked for yet and drops out), then the requester asks again: its mark
             for (int k = 0; k < RNR_SENDS; k++) {
                 mb.segment().fill((byte) 0);
                 ma.segment().set(ValueLayout.JAVA_LONG, 0, 0x5E_4D_0000_0000L + k);
+                long naks = b.counters().get(io.slime4j.verbs.Counter.RNR_NAKS_SENT);
                 qa.postSend(wr.clear().wrId(10).opcode(Opcode.SEND).sge(ma, 0, 8));
-                Thread.sleep(5);
+                long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (b.counters().get(io.slime4j.verbs.Counter.RNR_NAKS_SENT) == naks && System.nanoTime() < until) {
+                    Thread.onSpinWait();
+                }
                 qb.postRecv(wr.clear().wrId(11).sge(mb, 0, 8));
                 awaitOne(rcqB, wcs, WcOpcode.RECV);
                 assertThat(mb.segment().get(ValueLayout.JAVA_LONG, 0)).isEqualTo(0x5E_4D_0000_0000L + k);
