@@ -40,13 +40,15 @@ final class Layout {
     static final long QP_REMOTE_TOKEN = 48; // owner: the token of the queue pair it is connected to (0: none yet)
     static final long QP_TAIL = 64; // owner: requests published
     static final long QP_DONE = 128; // peer: requests finished (the failed one included)
-    static final long QP_WATCHED = 136; // peer: non-zero while its duty cycles run its side every cycle (no mark needed)
     static final long QP_NAK_SEQ = 192, QP_NAK_STATUS = 200; // peer: the failed request and its status
     static final long QP_RNR_NAKS = 256; // peer: RNR NAKs sent so far
     static final long QP_RETRY = 320; // owner: bumped to ask the peer to try the head request again
     static final long QP_PROGRESS = 384; // peer: heartbeat while it executes a long request
     static final long QP_STATE = 448; // owner: 0 live, 1 failed or closed (the peer stops consuming)
-    static final long QP_RING = 512;
+    /** peer: non-zero while its duty cycles run its side every cycle (no mark needed). A line of its own: it
+     *  changes only when a stream starts or stops, so the requester's read of it after every publish hits its cache. */
+    static final long QP_WATCHED = 512;
+    static final long QP_RING = 576;
 
     // ---- ring entry
     static final long E_OPCODE = 0, E_FLAGS = 1, E_NUM_SGE = 2, E_IMM = 4, E_SEQ = 8, E_RADDR = 16, E_RKEY = 24,
