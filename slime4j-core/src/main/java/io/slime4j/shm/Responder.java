@@ -4,6 +4,7 @@ import io.slime4j.verbs.AccessFlags;
 import io.slime4j.verbs.Counter;
 import io.slime4j.verbs.Opcode;
 import io.slime4j.verbs.QpInfo;
+import io.slime4j.verbs.QpState;
 import io.slime4j.verbs.WcOpcode;
 import io.slime4j.verbs.WcStatus;
 import java.lang.foreign.Arena;
@@ -182,8 +183,8 @@ final class Responder {
         MemorySegment ps = peerFile.segment;
         Layout.setVolatile(ps, Layout.QP_WATCHED, 0);
         VarHandle.fullFence();
-        io.slime4j.verbs.QpState s = qp.state();
-        boolean executes = (s == io.slime4j.verbs.QpState.RTR || s == io.slime4j.verbs.QpState.RTS) && !stopped
+        QpState s = qp.state();
+        boolean executes = (s == QpState.RTR || s == QpState.RTS) && !stopped
                 && !rnrBlocked && !peerFile.failed(); // else the requests wait for something else, marked or not
         if (executes && Layout.getAcquire(ps, Layout.QP_TAIL) > head) {
             Layout.setRelease(ps, Layout.QP_WATCHED, 1);
