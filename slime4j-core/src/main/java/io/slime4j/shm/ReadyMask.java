@@ -107,10 +107,11 @@ final class ReadyMask {
     }
 
     /**
-     * Records the turn {@code qpn} just had: {@code work} done, and whether it {@code wantsTurn} of
-     * its own; drops it from the active set when neither.
+     * Records the turn {@code qpn} just had: {@code work} done, and whether it {@code stays} for the
+     * next cycle though unmarked ({@code ShmQueuePair.staysAfterTurn}); drops it from the active set
+     * when neither.
      */
-    void ran(int qpn, int work, boolean wantsTurn) {
+    void ran(int qpn, int work, boolean stays) {
         int w = qpn >>> 6;
         long bit = 1L << (qpn & 63);
         turns++;
@@ -120,7 +121,7 @@ final class ReadyMask {
                 suspects[w] |= bit;
             }
         }
-        if (work == 0 && !wantsTurn) {
+        if (work == 0 && !stays) {
             active[w] &= ~bit;
         }
     }

@@ -143,7 +143,7 @@ final class Responder {
         }
         if (n > 0 || rnrBlocked) {
             // no ready mark: the peer's requester has requests outstanding, so its duty cycles run it anyway
-            // (ShmQueuePair.wantsTurn); only its agent may be asleep
+            // (ShmQueuePair.staysAfterTurn); only its agent may be asleep
             peer.ring();
         }
         return n;

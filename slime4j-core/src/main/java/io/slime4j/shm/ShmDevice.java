@@ -54,13 +54,6 @@ public final class ShmDevice implements VerbsDevice {
      * a bound on a missed mark, as long as an idle agent's longest sleep by default.
      */
     static final long SWEEP_NANOS = 10_000_000;
-    /**
-     * How long a queue pair whose responder is watched stays in the duty cycles after its last turn
-     * with work: a pair that streams (its peer publishes every few microseconds, a busy-polling
-     * waiter cycles far more often) stays in and watched, and is neither dropped nor marked again per
-     * message. Short, so that pairs with sporadic traffic leave the cycles soon.
-     */
-    static final long HOLD_NANOS = 100_000;
 
     private final ShmConfig config;
     private final long id;
@@ -390,12 +383,7 @@ public final class ShmDevice implements VerbsDevice {
                     int did = qp.doWork(now);
                     work += did;
                     busy |= qp.busy();
-                    if (did > 0) {
-                        qp.lastWorkAt = now;
-                    }
-                    ready.ran(qpn, did, did > 0 || qp.wantsTurn()
-                            || (qp.responder.watching() && now - qp.lastWorkAt < HOLD_NANOS)
-                            || qp.responder.unwatchUnlessSent());
+                    ready.ran(qpn, did, qp.staysAfterTurn(did, now));
                 } catch (RuntimeException e) { // one queue pair's failure does not stop the others' turns
                     counters.increment(Counter.AGENT_ERRORS);
                     LOG.error("shm device {}: progress error on {}: the queue pair fails", name(), qp, e);

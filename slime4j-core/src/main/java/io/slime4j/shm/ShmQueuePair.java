@@ -50,7 +50,7 @@ final class ShmQueuePair implements QueuePair {
     private volatile boolean closed;
     private boolean errorHandled;
     /** When a duty cycle's turn last did work here (holder of the progress lock). */
-    long lastWorkAt = System.nanoTime() - (1L << 40);
+    private long lastWorkAt = System.nanoTime() - (1L << 40);
     volatile QpInfo remote;
 
     ShmQueuePair(ShmDevice device, int qpn, ShmProtectionDomain pd, QpConfig config, ShmCompletionQueue sendCq,
@@ -275,13 +275,35 @@ final class ShmQueuePair implements QueuePair {
     }
 
     /**
+     * How long a queue pair whose responder is watched stays in the duty cycles after its last turn
+     * with work: a pair that streams (its peer publishes every few microseconds, a busy-polling
+     * waiter cycles far more often) stays in and watched, and is neither dropped nor marked again per
+     * message. Short, so that pairs with sporadic traffic leave the cycles soon.
+     */
+    static final long HOLD_NANOS = 100_000;
+
+    /**
+     * After a duty cycle's turn that did {@code work} at {@code now} (holder of the progress lock):
+     * whether the next cycle runs this queue pair though nobody marks it ready ({@link ReadyMask}) —
+     * it did work, it needs turns of its own ({@link #wantsTurn}), its responder is watched and its
+     * peer sent within {@link #HOLD_NANOS}, or requests came while the watch was being withdrawn.
+     */
+    boolean staysAfterTurn(int work, long now) {
+        if (work > 0) {
+            lastWorkAt = now;
+            return true;
+        }
+        return wantsTurn() || (responder.watching() && now - lastWorkAt < HOLD_NANOS) || responder.unwatchUnlessSent();
+    }
+
+    /**
      * Whether the queue pair needs the next duty cycle's turn though nobody marks it ready
      * ({@link ReadyMask}; holder of the progress lock): requests outstanding (their timers, the
      * peer's liveness and the peer's answers are watched; the peer's responder does not mark), requests
      * posted and not yet published, or a peer not attached yet (tried again at most every
      * millisecond, on the cycles that run). Everything else that gives it work marks it.
      */
-    boolean wantsTurn() {
+    private boolean wantsTurn() {
         QpState s = state;
         if (s != QpState.RTR && s != QpState.RTS) {
             return false;

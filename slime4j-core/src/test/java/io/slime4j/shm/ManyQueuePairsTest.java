@@ -98,7 +98,7 @@ class ManyQueuePairsTest {
             int outstanding = 0;
             for (int i = 0; i < STREAMED; i++) {
                 if (outstanding == 16) {
-                    outstanding -= scqA.await(wcs, 10, TimeUnit.SECONDS);
+                    outstanding -= completions(scqA, wcs);
                 }
                 ma.segment().set(ValueLayout.JAVA_INT, 512 + 4 * (i % 16), i);
                 qa.postSend(wr.clear().wrId(20).opcode(Opcode.RDMA_WRITE).remote(RemoteRegion.of(mb), 512 + 4 * (i % 16))
@@ -107,7 +107,7 @@ class ManyQueuePairsTest {
                 if (i % 2000 == 1999) { // a pause: a cycle of B's after the hold drops the pair (the watch
                     // withdrawn), and A's next publish must mark it
                     while (outstanding > 0) {
-                        outstanding -= scqA.await(wcs, 10, TimeUnit.SECONDS);
+                        outstanding -= completions(scqA, wcs);
                     }
                     long before = ((ShmQueuePair) qb).responder.unwatched();
                     long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
@@ -119,7 +119,7 @@ class ManyQueuePairsTest {
                 }
             }
             while (outstanding > 0) {
-                outstanding -= scqA.await(wcs, 10, TimeUnit.SECONDS);
+                outstanding -= completions(scqA, wcs);
             }
             assertThat(((ShmQueuePair) qb).responder.unwatched() - unwatchedBefore)
                     .as("pauses in which B's cycles withdrew the watch").isGreaterThanOrEqualTo(pauses);
@@ -190,6 +190,13 @@ class ManyQueuePairsTest {
         assertThat(ma.segment().get(ValueLayout.JAVA_INT, 64)).isEqualTo(i);
         awaitOne(scqA, wcs, WcOpcode.RDMA_WRITE);
         awaitOne(scqB, wcs, WcOpcode.RDMA_WRITE);
+    }
+
+    /** Completions of {@code cq}, at least one within 10 s. */
+    private static int completions(CompletionQueue cq, WorkCompletion[] wcs) throws InterruptedException {
+        int n = cq.await(wcs, 10, TimeUnit.SECONDS);
+        assertThat(n).as("completions within 10 s").isPositive();
+        return n;
     }
 
     private static void awaitOne(CompletionQueue cq, WorkCompletion[] wcs, WcOpcode opcode) throws InterruptedException {
