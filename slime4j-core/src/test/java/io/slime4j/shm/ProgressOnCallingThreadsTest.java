@@ -92,6 +92,31 @@ class ProgressOnCallingThreadsTest {
         }
     }
 
+    @Test
+    void theAgentLooksInLessOftenTheLongerAWaiterKeepsDriving() throws Exception {
+        try (ShmDevice a = ShmDevice.open(ShmConfig.builder().name("look-in-a").busyPoll(true).build())) {
+            CompletionQueue cq = a.createCompletionQueue(16);
+            CompletableFuture<Boolean> waited = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return cq.awaitReady(1200, TimeUnit.MILLISECONDS);
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            Thread.sleep(200); // the waiter is spinning, the agent parked
+            long before = a.quietParks();
+            long start = System.nanoTime();
+            Thread.sleep(500);
+            long parks = a.quietParks() - before;
+            long elapsedMicros = (System.nanoTime() - start) / 1000;
+
+            assertThat(waited.get(10, TimeUnit.SECONDS)).as("nothing ever completes").isFalse();
+            assertThat(parks).as("the agent's looks in %d µs while a waiter drove", elapsedMicros)
+                    .isGreaterThan(0) // it still looks in (the timers)
+                    .isLessThanOrEqualTo(elapsedMicros / 200 + 10); // parks of up to 200 µs (of 50 µs each: about 3,500 on the 2-core VM)
+        }
+    }
+
     /** The share of 200 samples over about 400 ms in which {@code t} was parked (not running or runnable). */
     private static double parkedShare(Thread t) throws InterruptedException {
         int parked = 0;
