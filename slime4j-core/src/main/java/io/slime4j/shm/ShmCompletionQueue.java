@@ -272,6 +272,9 @@ final class ShmCompletionQueue implements CompletionQueue {
         if (ready()) {
             return true;
         }
+        if (timeout <= 0) {
+            return false; // a look that drove the device once (no clock read: a helper's spin makes many)
+        }
         long deadline = System.nanoTime() + unit.toNanos(timeout);
         if (deadline - System.nanoTime() <= 0 || closed) {
             return false;
@@ -311,12 +314,14 @@ final class ShmCompletionQueue implements CompletionQueue {
         beginPolling(); // then re-read the tail (ready) in the loop
         try {
             int turns = 0;
+            long now = System.nanoTime();
             while (!closed) {
-                device.help();
+                device.help(now);
                 if (ready()) {
                     return true;
                 }
-                if (deadline - System.nanoTime() <= 0) {
+                now = System.nanoTime(); // one clock read a turn, for the deadline and the next cycle
+                if (deadline - now <= 0) {
                     return false;
                 }
                 if (Thread.interrupted()) {

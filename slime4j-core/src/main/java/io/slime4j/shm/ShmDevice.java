@@ -47,6 +47,8 @@ public final class ShmDevice implements VerbsDevice {
      * first park while a waiter spins and drives progress instead.
      */
     private static final long QUIET_NANOS = 50_000;
+    /** How fine {@link #lastHelpAt} is: a poller stores it when it moved this much, well inside {@link #QUIET_NANOS}. */
+    private static final long HELP_STAMP_NANOS = 5_000;
     /** A busy-polling agent's longest park while a waiter drives progress ({@link LookInBackoff}). */
     private static final long QUIET_MAX_NANOS = 200_000;
     /** How often an idle agent runs a duty cycle for the timers of outstanding requests. */
@@ -322,6 +324,11 @@ public final class ShmDevice implements VerbsDevice {
      * runs one now or the device is closed; how much work it did.
      */
     int help() {
+        return help(System.nanoTime());
+    }
+
+    /** {@link #help()} at {@code now}, a clock reading the caller took anyway (a spinning waiter's). */
+    int help(long now) {
         if (closed || !progress.tryLock()) {
             return 0;
         }
@@ -329,8 +336,9 @@ public final class ShmDevice implements VerbsDevice {
             if (closed) {
                 return 0;
             }
-            long now = System.nanoTime();
-            lastHelpAt = now;
+            if (now - lastHelpAt >= HELP_STAMP_NANOS) { // a volatile store per stamp, not per cycle
+                lastHelpAt = now;
+            }
             return cycle(now);
         } finally {
             progress.unlock();
