@@ -210,7 +210,13 @@ final class ShmQueuePair implements QueuePair {
             rqPosted = posted + 1;
         }
         counters.increment(Counter.RECV_WR_POSTED);
-        device.wakeup(this);
+        if (state == QpState.ERR) {
+            // flushed by a duty cycle. Otherwise nothing runs for a new receive: a request it was missing
+            // was RNR-NAKed and comes back with the requester's retry, which marks this queue pair (a
+            // mark and a ring per receive cost a receiver of small messages two atomics on shared
+            // lines). A Dekker pair with modifyToError: rqPosted is written, then the state read.
+            device.wakeup(this);
+        }
     }
 
     private void validate(WorkRequest wr) {
