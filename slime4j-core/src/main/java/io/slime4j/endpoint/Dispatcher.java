@@ -278,22 +278,35 @@ final class Dispatcher implements Runnable, RailDrain {
                 cq.beginPolling();
                 polling = true;
             }
-            long deadline = System.nanoTime() + nanos;
+            // the deadline is taken when first needed: a wait that its first batch ends reads no clock
+            long deadline = 0;
+            boolean timed = false;
             long slice = HELP_SLICE_MIN_NANOS;
             while (!signal.isFired()) {
                 if (!running) {
                     return null; // stopping: wait on the signal
                 }
                 if (drainOnce() != 0) {
-                    if (!signal.isFired() && System.nanoTime() - deadline >= 0) {
-                        return false; // the bound holds while others' completions keep coming
+                    if (!signal.isFired()) {
+                        long now = System.nanoTime();
+                        if (!timed) {
+                            deadline = now + nanos;
+                            timed = true;
+                        } else if (now - deadline >= 0) {
+                            return false; // the bound holds while others' completions keep coming
+                        }
                     }
                     continue;
                 }
                 if (signal.isFired()) {
                     break;
                 }
-                long remaining = deadline - System.nanoTime();
+                long now = System.nanoTime();
+                if (!timed) {
+                    deadline = now + nanos;
+                    timed = true;
+                }
+                long remaining = deadline - now;
                 if (remaining <= 0) {
                     return false;
                 }

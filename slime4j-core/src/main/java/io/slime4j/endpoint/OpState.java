@@ -253,11 +253,14 @@ abstract sealed class OpState extends OpSignal permits TransferFuture {
         if (nanos <= 0) {
             return signal.awaitFired(nanos); // a brief look; no deadline (Long.MIN_VALUE would wrap)
         }
+        if (signal.isFired()) {
+            return true; // complete already (a poster handled it): no clock read
+        }
         RailDrain d = tracker.drainer(this);
         long deadline = System.nanoTime() + nanos;
         long retry = HELP_RETRY_MIN_NANOS;
+        long remaining = nanos; // the first look needs no second clock read
         while (d != null && !signal.isFired()) {
-            long remaining = deadline - System.nanoTime();
             if (remaining <= 0) {
                 return signal.isFired();
             }
@@ -272,8 +275,9 @@ abstract sealed class OpState extends OpSignal permits TransferFuture {
                 return true;
             }
             retry = Math.min(retry * 2, HELP_RETRY_MAX_NANOS);
+            remaining = deadline - System.nanoTime();
         }
-        return signal.awaitFired(Math.max(0, deadline - System.nanoTime()));
+        return signal.isFired() || signal.awaitFired(Math.max(0, deadline - System.nanoTime()));
     }
 
     /**

@@ -316,18 +316,23 @@ final class ShmCompletionQueue implements CompletionQueue {
             int turns = 0;
             long now = System.nanoTime();
             while (!closed) {
-                device.help(now);
+                int did = device.help(now);
                 if (ready()) {
                     return true;
                 }
-                now = System.nanoTime(); // one clock read a turn, for the deadline and the next cycle
-                if (deadline - now <= 0) {
-                    return false;
+                // the clock every fourth empty turn, for the deadline and the next cycles' timers, and after
+                // a turn that worked (perf: clock reads were a tenth of a busy 32 B message rate's samples)
+                turns++;
+                if (did != 0 || (turns & 3) == 0) {
+                    now = System.nanoTime();
+                    if (deadline - now <= 0) {
+                        return false;
+                    }
                 }
                 if (Thread.interrupted()) {
                     throw new InterruptedException();
                 }
-                if (++turns % 64 == 0) {
+                if (turns % 64 == 0) {
                     Thread.yield(); // fewer cores than runnable threads: let the thread this one waits for run
                 } else {
                     Thread.onSpinWait();
