@@ -255,13 +255,13 @@ final class Dispatcher implements Runnable, RailDrain {
     }
 
     /**
-     * A caller waits for {@code signal} by handling this queue's completions itself, up to
-     * {@code nanos}; returns whether the signal fired, or null if it cannot help (another caller
+     * A caller waits for {@code signal} by handling this queue's completions itself, until
+     * {@code deadline} (a {@link System#nanoTime} reading); returns whether the signal fired, or null if it cannot help (another caller
      * helps, the dispatcher stopped, or this thread is already handling completions) and must
      * wait on the signal as usual.
      */
     @Override
-    public Boolean help(Awaited signal, long nanos) throws InterruptedException {
+    public Boolean help(Awaited signal, long deadline) throws InterruptedException {
         Thread me = Thread.currentThread();
         if (!running || me == thread || drain.isHeldByCurrentThread() || !helper.compareAndSet(null, me)) {
             return null;
@@ -278,35 +278,21 @@ final class Dispatcher implements Runnable, RailDrain {
                 cq.beginPolling();
                 polling = true;
             }
-            // the deadline is taken when first needed: a wait that its first batch ends reads no clock
-            long deadline = 0;
-            boolean timed = false;
             long slice = HELP_SLICE_MIN_NANOS;
             while (!signal.isFired()) {
                 if (!running) {
                     return null; // stopping: wait on the signal
                 }
                 if (drainOnce() != 0) {
-                    if (!signal.isFired()) {
-                        long now = System.nanoTime();
-                        if (!timed) {
-                            deadline = now + nanos;
-                            timed = true;
-                        } else if (now - deadline >= 0) {
-                            return false; // the bound holds while others' completions keep coming
-                        }
+                    if (!signal.isFired() && System.nanoTime() - deadline >= 0) {
+                        return false; // the bound holds while others' completions keep coming
                     }
-                    continue;
+                    continue; // a wait that its first batch ends reads no clock
                 }
                 if (signal.isFired()) {
                     break;
                 }
-                long now = System.nanoTime();
-                if (!timed) {
-                    deadline = now + nanos;
-                    timed = true;
-                }
-                long remaining = deadline - now;
+                long remaining = deadline - System.nanoTime();
                 if (remaining <= 0) {
                     return false;
                 }

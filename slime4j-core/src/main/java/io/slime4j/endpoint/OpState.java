@@ -264,7 +264,7 @@ abstract sealed class OpState extends OpSignal permits TransferFuture {
             if (remaining <= 0) {
                 return signal.isFired();
             }
-            Boolean fired = d.help(signal, remaining);
+            Boolean fired = d.help(signal, deadline);
             if (fired != null) {
                 return fired;
             }

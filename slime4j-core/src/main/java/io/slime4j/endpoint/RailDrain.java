@@ -9,10 +9,11 @@ package io.slime4j.endpoint;
 interface RailDrain {
     /**
      * Handles the rail's completions on the calling thread until {@code signal} fires (an op's, or
-     * a resource come free: {@link ResourceWait}), up to {@code nanos}; whether it fired, or null if
-     * this caller cannot help now and must wait on the signal itself.
+     * a resource come free: {@link ResourceWait}), until {@code deadline} (a {@link System#nanoTime}
+     * reading); whether it fired, or null if this caller cannot help now and must wait on the signal
+     * itself.
      */
-    Boolean help(Awaited signal, long nanos) throws InterruptedException;
+    Boolean help(Awaited signal, long deadline) throws InterruptedException;
 
     /**
      * The calling thread is about to post a request of this rail that may complete inside the post

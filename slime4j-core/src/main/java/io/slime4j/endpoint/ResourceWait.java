@@ -45,11 +45,12 @@ final class ResourceWait {
             if (Thread.interrupted()) {
                 throw new InterruptedException();
             }
-            long remaining = deadline - System.nanoTime();
+            long now = System.nanoTime();
+            long remaining = deadline - now;
             if (remaining <= 0) {
                 return attempt.now();
             }
-            Boolean helped = rail.help(free, Math.min(remaining, HELP_SLICE_NANOS));
+            Boolean helped = rail.help(free, remaining < HELP_SLICE_NANOS ? deadline : now + HELP_SLICE_NANOS);
             got = attempt.now();
             if (got != null) {
                 return got;

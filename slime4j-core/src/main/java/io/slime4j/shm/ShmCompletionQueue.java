@@ -273,7 +273,7 @@ final class ShmCompletionQueue implements CompletionQueue {
             return true;
         }
         if (timeout <= 0) {
-            return false; // a look that drove the device once (no clock read: a helper's spin makes many)
+            return false; // a look that drove the device once (no deadline: a helper's spin makes many)
         }
         long deadline = System.nanoTime() + unit.toNanos(timeout);
         if (deadline - System.nanoTime() <= 0 || closed) {
@@ -334,6 +334,7 @@ final class ShmCompletionQueue implements CompletionQueue {
                 }
                 if (turns % 64 == 0) {
                     Thread.yield(); // fewer cores than runnable threads: let the thread this one waits for run
+                    now = System.nanoTime(); // the yield may have lasted: the next cycles' timers need the time
                 } else {
                     Thread.onSpinWait();
                 }

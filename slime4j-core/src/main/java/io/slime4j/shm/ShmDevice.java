@@ -20,7 +20,6 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
-import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -47,7 +46,7 @@ public final class ShmDevice implements VerbsDevice {
      * first park while a waiter spins and drives progress instead.
      */
     private static final long QUIET_NANOS = 50_000;
-    /** How fine {@link #lastHelpAt} is: a poller stores it when it moved this much, well inside {@link #QUIET_NANOS}. */
+    /** How fine {@link #lastHelpAt} is: a poller stores it when it moved this much (well inside {@link #QUIET_NANOS}). */
     private static final long HELP_STAMP_NANOS = 5_000;
     /** A busy-polling agent's longest park while a waiter drives progress ({@link LookInBackoff}). */
     private static final long QUIET_MAX_NANOS = 200_000;
@@ -76,7 +75,7 @@ public final class ShmDevice implements VerbsDevice {
     private final ConcurrentLinkedQueue<ShmQueuePair> closing = new ConcurrentLinkedQueue<>();
     private final Thread agent;
     /** Held by whichever thread runs requesters and responders: the agent, a poller or a poster. */
-    private final ReentrantLock progress = new ReentrantLock();
+    private final ProgressRight progress = new ProgressRight(this::pendingCycle);
     /** Waiters busy-polling a completion queue of this device: while any does, the agent does not spin. */
     private final AtomicInteger spinners = new AtomicInteger();
     /** Completion queues whose waiters are owed a wake-up (holder of the progress lock only). */
@@ -88,8 +87,9 @@ public final class ShmDevice implements VerbsDevice {
     private volatile long lastHelpAt = System.nanoTime() - (1L << 40);
     /** The agent's parks while waiters drive (the agent's own). */
     private final LookInBackoff lookIns = new LookInBackoff(QUIET_NANOS, QUIET_MAX_NANOS);
-    /** How many times the agent parked while waiters drove (for tests). */
+    /** How many times the agent parked while waiters drove, and for how long in all it asked to (for tests). */
     private volatile long quietParks;
+    private volatile long quietParkNanos;
 
     private ShmDevice(ShmConfig config) {
         ShmNative.requireAvailable();
@@ -246,7 +246,7 @@ public final class ShmDevice implements VerbsDevice {
     }
 
     private synchronized void retire() {
-        progress.lock(); // flushing runs the requester and responder: no poller may run them meanwhile
+        progress.acquire(); // flushing runs the requester and responder: no poller may run them meanwhile
         try {
             ShmQueuePair qp;
             while ((qp = closing.poll()) != null) {
@@ -265,7 +265,7 @@ public final class ShmDevice implements VerbsDevice {
             }
         } finally {
             wakeDeferred(); // the flushes' completions
-            progress.unlock();
+            progress.release();
         }
     }
 
@@ -306,11 +306,11 @@ public final class ShmDevice implements VerbsDevice {
      * sweep ran the queue pair ({@code [1]}: missed marks, {@link ReadyMask}).
      */
     long[] turns() {
-        progress.lock();
+        progress.acquire();
         try {
             return new long[] {ready.turns(), ready.sweepFinds()};
         } finally {
-            progress.unlock();
+            progress.release();
         }
     }
 
@@ -327,9 +327,12 @@ public final class ShmDevice implements VerbsDevice {
         return help(System.nanoTime());
     }
 
-    /** {@link #help()} at {@code now}, a clock reading the caller took anyway (a spinning waiter's). */
+    /**
+     * {@link #help()} at {@code now}, a clock reading the caller took anyway (a spinning waiter's): it
+     * must be fresh, as the cycle's timers (RNR retries, timeouts) count from it.
+     */
     int help(long now) {
-        if (closed || !progress.tryLock()) {
+        if (closed || !progress.tryAcquire()) {
             return 0;
         }
         try {
@@ -341,7 +344,7 @@ public final class ShmDevice implements VerbsDevice {
             }
             return cycle(now);
         } finally {
-            progress.unlock();
+            progress.release();
         }
     }
 
@@ -350,7 +353,7 @@ public final class ShmDevice implements VerbsDevice {
      * thread holds the progress lock; whether it did (else the caller rings the agent).
      */
     boolean publishNow(ShmQueuePair qp) {
-        if (closed || !progress.tryLock()) {
+        if (closed || !progress.tryAcquire()) {
             return false;
         }
         try {
@@ -368,13 +371,18 @@ public final class ShmDevice implements VerbsDevice {
             return false;
         } finally {
             wakeDeferred(); // requests the requester copied itself completed at once
-            progress.unlock();
+            progress.release();
         }
     }
 
     /** How many times the agent parked while waiters drove the device (a look-in each; for tests). */
     long quietParks() {
         return quietParks;
+    }
+
+    /** The time those parks asked for, in all (for tests). */
+    long quietParkNanos() {
+        return quietParkNanos;
     }
 
     /** A waiter starts (+1) or stops (-1) busy-polling one of this device's completion queues. */
@@ -389,6 +397,7 @@ public final class ShmDevice implements VerbsDevice {
     private int cycle(long now) {
         int work = 0;
         boolean busy = false;
+        progress.takingMarks(); // then take them: what a poster left before now is seen here
         ready.collect(now, qps);
         for (int w = 0, n = ready.words(); w < n; w++) {
             for (long bits = ready.active(w); bits != 0; bits &= bits - 1) {
@@ -415,6 +424,39 @@ public final class ShmDevice implements VerbsDevice {
         }
         timersRunning = busy;
         return work;
+    }
+
+    /**
+     * A posting thread could not publish its requests ({@link #publishNow} returned false): marks
+     * {@code qp} ready and leaves it to a duty cycle, the holder's of the progress lock or one this
+     * thread runs now ({@link ProgressRight#leave}), never to the agent alone, which may rest while
+     * waiters drive ({@link LookInBackoff}). Rings the doorbell when it ran no cycle, for an agent
+     * that sleeps.
+     */
+    void leaveToCycle(ShmQueuePair qp) {
+        if (!config.busyPoll()) {
+            Doorbell.ring(file, qp.qpn());
+            return;
+        }
+        ReadyMask.mark(file, qp.qpn());
+        if (!progress.leave()) {
+            Doorbell.ring(file);
+        }
+    }
+
+    /** The cycle a holder of the progress lock runs for work a poster left it ({@link ProgressRight}). */
+    private void pendingCycle() {
+        if (closed) {
+            return;
+        }
+        try {
+            cycle(System.nanoTime());
+        } catch (RuntimeException e) {
+            counters.increment(Counter.AGENT_ERRORS);
+            LOG.error("shm device {}: a duty cycle for a posting thread's requests failed", name(), e);
+        } finally {
+            wakeDeferred();
+        }
     }
 
     /** Wakes {@code cq}'s waiters when this queue pair's turn ends (holder of the progress lock). */
@@ -450,7 +492,7 @@ public final class ShmDevice implements VerbsDevice {
             int seen = Doorbell.value(file); // before the cycle: a ring during it is not lost
             long now = System.nanoTime();
             int work;
-            progress.lock();
+            progress.acquire();
             try {
                 work = cycle(now);
                 if (!closing.isEmpty()) {
@@ -461,7 +503,7 @@ public final class ShmDevice implements VerbsDevice {
                 counters.increment(Counter.AGENT_ERRORS);
                 LOG.error("shm device {}: agent error", name(), e);
             } finally {
-                progress.unlock();
+                progress.release();
             }
             if (work > 0) {
                 idleSince = now;
@@ -487,9 +529,12 @@ public final class ShmDevice implements VerbsDevice {
                 // thread would only take its core. Look in now and then for the timers, without announcing
                 // sleep, so peers ringing the doorbell make no futex call. The looks back off while the
                 // waiter keeps driving: each one preempts it on a machine with no spare core (at one every
-                // 50 µs the two agents of a busy 32 B message rate took 17% of both cores; docs/SHM.md).
-                quietParks++; // the agent's own field: no lost update
-                LockSupport.parkNanos(this, lookIns.next());
+                // 50 µs the two agents of a busy 32 B message rate took 17% of the samples; PERFORMANCE.md,
+                // "The 2026-11-28 fifth round").
+                long park = lookIns.next();
+                quietParks++; // the agent's own fields: no lost update
+                quietParkNanos += park;
+                LockSupport.parkNanos(this, park);
                 return;
             }
             lookIns.reset();

@@ -188,7 +188,7 @@ final class ShmQueuePair implements QueuePair {
         }
         counters.increment(Counter.WR_POSTED);
         if (!device.publishNow(this)) { // straight into the ring and the peer rung, unless another thread progresses
-            device.wakeup(this);
+            device.leaveToCycle(this);
         }
     }
 

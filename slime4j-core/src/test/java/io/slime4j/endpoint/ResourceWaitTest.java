@@ -36,12 +36,11 @@ class ResourceWaitTest {
          * or the time is up; like it, it notices the signal only when a completion it handles fires it.
          */
         @Override
-        public Boolean help(Awaited signal, long nanos) throws InterruptedException {
+        public Boolean help(Awaited signal, long deadline) throws InterruptedException {
             if (othersHelp) {
                 return null;
             }
             helps.incrementAndGet();
-            long deadline = System.nanoTime() + nanos;
             while (true) {
                 if (turns.incrementAndGet() >= helpsBeforeFree && !freed) {
                     freed = true;

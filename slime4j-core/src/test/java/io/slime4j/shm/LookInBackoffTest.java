@@ -27,5 +27,6 @@ class LookInBackoffTest {
     void boundsOutOfOrderAreRefused() {
         assertThatThrownBy(() -> new LookInBackoff(0, 10)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> new LookInBackoff(20, 10)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new LookInBackoff(1, Long.MAX_VALUE)).isInstanceOf(IllegalArgumentException.class);
     }
 }

@@ -1,0 +1,102 @@
+package io.slime4j.shm;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+class ProgressRightTest {
+
+    @Test
+    void workLeftWhileTheRightIsHeldIsRunByTheHolderAsItLetsGo() throws Exception {
+        AtomicInteger pendingCycles = new AtomicInteger();
+        ProgressRight right = new ProgressRight(pendingCycles::incrementAndGet);
+        CountDownLatch inside = new CountDownLatch(1);
+        CountDownLatch leave = new CountDownLatch(1);
+        AtomicInteger ranBy = new AtomicInteger();
+        Thread holder = Thread.ofPlatform().start(() -> {
+            right.acquire();
+            inside.countDown();
+            try {
+                leave.await(5, TimeUnit.SECONDS); // its cycle took the marks before the post below
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            right.release();
+            ranBy.set(pendingCycles.get());
+        });
+        assertThat(inside.await(5, TimeUnit.SECONDS)).isTrue();
+
+        assertThat(right.leave()).as("held by the other thread: left to it").isFalse();
+        assertThat(pendingCycles.get()).isZero();
+        leave.countDown();
+        holder.join(5_000);
+
+        assertThat(ranBy.get()).as("one more cycle, run by the holder as it let go").isEqualTo(1);
+        right.acquire();
+        right.release();
+        assertThat(pendingCycles.get()).as("nothing pending any more").isEqualTo(1);
+    }
+
+    @Test
+    void workLeftBeforeACycleTookTheMarksNeedsNoCycleMore() {
+        AtomicInteger pendingCycles = new AtomicInteger();
+        ProgressRight right = new ProgressRight(pendingCycles::incrementAndGet);
+        right.acquire();
+        try {
+            Thread other = Thread.ofPlatform().start(() -> right.leave());
+            other.join(5_000);
+            right.takingMarks(); // this cycle sees the mark the poster set
+        } catch (InterruptedException e) {
+            throw new AssertionError(e);
+        } finally {
+            right.release();
+        }
+        assertThat(pendingCycles.get()).isZero();
+    }
+
+    @Test
+    void aHolderThatLeavesWorkRunsItAsItLetsGoNotInsideItsCycle() {
+        AtomicInteger pendingCycles = new AtomicInteger();
+        ProgressRight right = new ProgressRight(pendingCycles::incrementAndGet);
+        right.acquire();
+        try {
+            assertThat(right.leave()).as("not nested in the holder's own cycle").isFalse();
+            assertThat(pendingCycles.get()).isZero();
+        } finally {
+            right.release();
+        }
+        assertThat(pendingCycles.get()).isEqualTo(1);
+    }
+
+    @Test
+    void aPosterThatFindsTheRightFreeRunsTheCycleItself() {
+        AtomicInteger pendingCycles = new AtomicInteger();
+        ProgressRight right = new ProgressRight(pendingCycles::incrementAndGet);
+
+        assertThat(right.leave()).isTrue();
+        assertThat(pendingCycles.get()).isEqualTo(1);
+        assertThat(right.isHeldByCurrentThread()).isFalse();
+    }
+
+    @Test
+    void workLeftDuringThePendingCycleRunsAnotherOne() {
+        AtomicInteger pendingCycles = new AtomicInteger();
+        ProgressRight[] right = new ProgressRight[1];
+        right[0] = new ProgressRight(() -> {
+            if (pendingCycles.incrementAndGet() == 1) {
+                Thread t = Thread.ofPlatform().start(() -> right[0].leave()); // held: left to this holder
+                try {
+                    t.join(5_000);
+                } catch (InterruptedException e) {
+                    throw new AssertionError(e);
+                }
+            }
+        });
+
+        assertThat(right[0].leave()).isTrue();
+        assertThat(pendingCycles.get()).as("the first, and one for the work left during it").isEqualTo(2);
+    }
+}
