@@ -428,10 +428,11 @@ public final class ShmDevice implements VerbsDevice {
 
     /**
      * A posting thread could not publish its requests ({@link #publishNow} returned false): marks
-     * {@code qp} ready and leaves it to a duty cycle, the holder's of the progress lock or one this
-     * thread runs now ({@link ProgressRight#leave}), never to the agent alone, which may rest while
-     * waiters drive ({@link LookInBackoff}). Rings the doorbell when it ran no cycle, for an agent
-     * that sleeps.
+     * {@code qp} ready and rings. On a busy-polling device, whose agent may rest while waiters drive
+     * ({@link LookInBackoff}), it leaves the queue pair to a duty cycle instead, the holder's of the
+     * progress lock or one this thread runs now ({@link ProgressRight#leave}), and rings only when
+     * it ran none. (Elsewhere the ring wakes the agent, which sleeps announced; posters running
+     * cycles there cost the default device's 32 B message rate 13%: docs/SHM.md.)
      */
     void leaveToCycle(ShmQueuePair qp) {
         if (!config.busyPoll()) {
