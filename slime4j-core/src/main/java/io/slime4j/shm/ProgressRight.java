@@ -14,14 +14,26 @@ import java.util.concurrent.locks.ReentrantLock;
  * right; the holder lets the right go, then reads the flag. One of the two sees the other.
  */
 final class ProgressRight {
+    /**
+     * Cycles a releasing thread runs at most for work left to it: posters that keep leaving work
+     * would otherwise keep it from its own (a waiter's deadline, a poster's return).
+     */
+    static final int MAX_PENDING_CYCLES = 2;
+
     private final ReentrantLock lock = new ReentrantLock();
     private final Runnable pendingCycle;
+    private final Runnable handOff;
     /** A poster left marked work ({@link #leave}); cleared before a cycle takes the marks. */
     private volatile boolean pending;
 
-    /** {@code pendingCycle} is one duty cycle of the device, run by a holder for work left to it. */
-    ProgressRight(Runnable pendingCycle) {
+    /**
+     * {@code pendingCycle} is one duty cycle of the device, run by a holder for work left to it;
+     * {@code handOff} passes work still left after {@link #MAX_PENDING_CYCLES} such cycles to the
+     * device's agent (it unparks it: an agent resting while waiters drive does not hear the doorbell).
+     */
+    ProgressRight(Runnable pendingCycle, Runnable handOff) {
         this.pendingCycle = pendingCycle;
+        this.handOff = handOff;
     }
 
     /** Takes the right unless another thread holds it. */
@@ -49,22 +61,32 @@ final class ProgressRight {
     }
 
     /**
-     * Lets the right go, then runs a cycle for work a poster left meanwhile, as long as there is
-     * such work; a nested hold's release leaves that to the outermost.
+     * Lets the right go, then runs a cycle for work a poster left meanwhile, up to
+     * {@link #MAX_PENDING_CYCLES}, and hands what is still left to the agent; a nested hold's
+     * release leaves that to the outermost. How many cycles it ran (the caller's clock reading is
+     * older by them).
      */
-    void release() {
+    int release() {
         lock.unlock();
         if (lock.isHeldByCurrentThread()) {
-            return;
+            return 0;
         }
+        int ran = 0;
         while (pending && lock.tryLock()) {
+            if (ran == MAX_PENDING_CYCLES) {
+                lock.unlock();
+                handOff.run(); // the flag stays set: the agent's cycle takes the marks
+                break;
+            }
             try {
                 pending = false;
                 pendingCycle.run();
+                ran++;
             } finally {
                 lock.unlock();
             }
         }
+        return ran;
     }
 
     /**

@@ -85,7 +85,7 @@ final class Requester {
     }
 
     /**
-     * Publishes what was posted, on the posting thread (progress lock held); false when the agent
+     * Publishes what was posted, on the posting thread (progress lock held); false when a duty cycle
      * must do it: the queue pair is not ready to send, the peer is not attached yet (nobody to
      * ring), or a request failed its local checks (the agent completes it in order).
      */

@@ -75,7 +75,7 @@ public final class ShmDevice implements VerbsDevice {
     private final ConcurrentLinkedQueue<ShmQueuePair> closing = new ConcurrentLinkedQueue<>();
     private final Thread agent;
     /** Held by whichever thread runs requesters and responders: the agent, a poller or a poster. */
-    private final ProgressRight progress = new ProgressRight(this::pendingCycle);
+    private final ProgressRight progress = new ProgressRight(this::pendingCycle, this::unparkAgent);
     /** Waiters busy-polling a completion queue of this device: while any does, the agent does not spin. */
     private final AtomicInteger spinners = new AtomicInteger();
     /** Completion queues whose waiters are owed a wake-up (holder of the progress lock only). */
@@ -335,22 +335,24 @@ public final class ShmDevice implements VerbsDevice {
         if (closed || !progress.tryAcquire()) {
             return 0;
         }
+        int work = 0;
         try {
-            if (closed) {
-                return 0;
+            if (!closed) {
+                if (now - lastHelpAt >= HELP_STAMP_NANOS) { // a volatile store per stamp, not per cycle
+                    lastHelpAt = now;
+                }
+                work = cycle(now);
             }
-            if (now - lastHelpAt >= HELP_STAMP_NANOS) { // a volatile store per stamp, not per cycle
-                lastHelpAt = now;
-            }
-            return cycle(now);
         } finally {
-            progress.release();
+            work += progress.release(); // cycles run for posters count as work: the caller's clock is older
         }
+        return work;
     }
 
     /**
      * Publishes {@code qp}'s posted requests into its ring on the posting thread, unless another
-     * thread holds the progress lock; whether it did (else the caller rings the agent).
+     * thread holds the progress lock; whether it did (else the caller leaves them to a duty cycle,
+     * {@link #leaveToCycle}).
      */
     boolean publishNow(ShmQueuePair qp) {
         if (closed || !progress.tryAcquire()) {
@@ -443,6 +445,11 @@ public final class ShmDevice implements VerbsDevice {
         if (!progress.leave()) {
             Doorbell.ring(file);
         }
+    }
+
+    /** Ends a rest of the agent's at once (work left to the holders of the progress lock that they passed on). */
+    private void unparkAgent() {
+        LockSupport.unpark(agent);
     }
 
     /** The cycle a holder of the progress lock runs for work a poster left it ({@link ProgressRight}). */

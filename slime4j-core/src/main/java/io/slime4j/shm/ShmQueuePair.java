@@ -187,7 +187,7 @@ final class ShmQueuePair implements QueuePair {
             sqPosted = posted + 1;
         }
         counters.increment(Counter.WR_POSTED);
-        if (!device.publishNow(this)) { // straight into the ring and the peer rung, unless another thread progresses
+        if (!device.publishNow(this)) { // straight into the ring and the peer rung, else left to a duty cycle
             device.leaveToCycle(this);
         }
     }

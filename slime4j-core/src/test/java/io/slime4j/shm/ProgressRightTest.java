@@ -12,7 +12,7 @@ class ProgressRightTest {
     @Test
     void workLeftWhileTheRightIsHeldIsRunByTheHolderAsItLetsGo() throws Exception {
         AtomicInteger pendingCycles = new AtomicInteger();
-        ProgressRight right = new ProgressRight(pendingCycles::incrementAndGet);
+        ProgressRight right = new ProgressRight(pendingCycles::incrementAndGet, () -> { });
         CountDownLatch inside = new CountDownLatch(1);
         CountDownLatch leave = new CountDownLatch(1);
         AtomicInteger ranBy = new AtomicInteger();
@@ -43,7 +43,7 @@ class ProgressRightTest {
     @Test
     void workLeftBeforeACycleTookTheMarksNeedsNoCycleMore() {
         AtomicInteger pendingCycles = new AtomicInteger();
-        ProgressRight right = new ProgressRight(pendingCycles::incrementAndGet);
+        ProgressRight right = new ProgressRight(pendingCycles::incrementAndGet, () -> { });
         right.acquire();
         try {
             Thread other = Thread.ofPlatform().start(() -> right.leave());
@@ -60,7 +60,7 @@ class ProgressRightTest {
     @Test
     void aHolderThatLeavesWorkRunsItAsItLetsGoNotInsideItsCycle() {
         AtomicInteger pendingCycles = new AtomicInteger();
-        ProgressRight right = new ProgressRight(pendingCycles::incrementAndGet);
+        ProgressRight right = new ProgressRight(pendingCycles::incrementAndGet, () -> { });
         right.acquire();
         try {
             assertThat(right.leave()).as("not nested in the holder's own cycle").isFalse();
@@ -74,7 +74,7 @@ class ProgressRightTest {
     @Test
     void aPosterThatFindsTheRightFreeRunsTheCycleItself() {
         AtomicInteger pendingCycles = new AtomicInteger();
-        ProgressRight right = new ProgressRight(pendingCycles::incrementAndGet);
+        ProgressRight right = new ProgressRight(pendingCycles::incrementAndGet, () -> { });
 
         assertThat(right.leave()).isTrue();
         assertThat(pendingCycles.get()).isEqualTo(1);
@@ -94,9 +94,37 @@ class ProgressRightTest {
                     throw new AssertionError(e);
                 }
             }
-        });
+        }, () -> { });
 
         assertThat(right[0].leave()).isTrue();
         assertThat(pendingCycles.get()).as("the first, and one for the work left during it").isEqualTo(2);
+    }
+
+    @Test
+    void workThatKeepsComingIsHandedToTheAgentAfterABoundedNumberOfCycles() {
+        AtomicInteger pendingCycles = new AtomicInteger();
+        AtomicInteger handOffs = new AtomicInteger();
+        ProgressRight[] right = new ProgressRight[1];
+        right[0] = new ProgressRight(() -> {
+            pendingCycles.incrementAndGet();
+            Thread t = Thread.ofPlatform().start(() -> right[0].leave()); // every cycle, more work is left
+            try {
+                t.join(5_000);
+            } catch (InterruptedException e) {
+                throw new AssertionError(e);
+            }
+        }, handOffs::incrementAndGet);
+
+        right[0].acquire();
+        Thread t = Thread.ofPlatform().start(() -> right[0].leave());
+        try {
+            t.join(5_000);
+        } catch (InterruptedException e) {
+            throw new AssertionError(e);
+        }
+        assertThat(right[0].release()).as("cycles the releasing thread ran").isEqualTo(ProgressRight.MAX_PENDING_CYCLES);
+
+        assertThat(pendingCycles.get()).isEqualTo(ProgressRight.MAX_PENDING_CYCLES);
+        assertThat(handOffs.get()).as("the rest goes to the agent").isEqualTo(1);
     }
 }
