@@ -256,9 +256,9 @@ final class Dispatcher implements Runnable, RailDrain {
 
     /**
      * A caller waits for {@code signal} by handling this queue's completions itself, until
-     * {@code deadline} (a {@link System#nanoTime} reading); returns whether the signal fired, or null if it cannot help (another caller
-     * helps, the dispatcher stopped, or this thread is already handling completions) and must
-     * wait on the signal as usual.
+     * {@code deadline} (a {@link System#nanoTime} reading); returns whether the signal fired, or
+     * null if it cannot help (another caller helps, the dispatcher stopped, or this thread is
+     * already handling completions) and must wait on the signal as usual.
      */
     @Override
     public Boolean help(Awaited signal, long deadline) throws InterruptedException {

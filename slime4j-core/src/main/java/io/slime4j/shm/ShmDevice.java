@@ -46,7 +46,7 @@ public final class ShmDevice implements VerbsDevice {
      * first park while a waiter spins and drives progress instead.
      */
     private static final long QUIET_NANOS = 50_000;
-    /** How fine {@link #lastHelpAt} is: a poller stores it when it moved this much (well inside {@link #QUIET_NANOS}). */
+    /** How fine {@link #lastHelpAt} is: a poller stores it when it moved this much (inside {@link #QUIET_NANOS}). */
     private static final long HELP_STAMP_NANOS = 5_000;
     /** A busy-polling agent's longest park while a waiter drives progress ({@link LookInBackoff}). */
     private static final long QUIET_MAX_NANOS = 200_000;
@@ -432,8 +432,8 @@ public final class ShmDevice implements VerbsDevice {
      * A posting thread could not publish its requests ({@link #publishNow} returned false): marks
      * {@code qp} ready and rings. On a busy-polling device, whose agent may rest while waiters drive
      * ({@link LookInBackoff}), it leaves the queue pair to a duty cycle instead, the holder's of the
-     * progress lock or one this thread runs now ({@link ProgressRight#leave}), and rings only when
-     * it ran none. (Elsewhere the ring wakes the agent, which sleeps announced; posters running
+     * progress lock or one this thread runs now ({@link ProgressRight#leave}), and then rings.
+     * (Elsewhere the ring wakes the agent, which sleeps announced; posters running
      * cycles there cost the default device's 32 B message rate 13%: docs/SHM.md.)
      */
     void leaveToCycle(ShmQueuePair qp) {
@@ -442,9 +442,8 @@ public final class ShmDevice implements VerbsDevice {
             return;
         }
         ReadyMask.mark(file, qp.qpn());
-        if (!progress.leave()) {
-            Doorbell.ring(file);
-        }
+        progress.leave();
+        Doorbell.ring(file); // as before, for an agent that does not rest (a peer not attached yet wants cycles)
     }
 
     /** Ends a rest of the agent's at once (work left to the holders of the progress lock that they passed on). */
