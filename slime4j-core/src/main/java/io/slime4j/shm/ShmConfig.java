@@ -7,7 +7,8 @@ import java.time.Duration;
  *
  * @param name      the device name (logs, agent thread)
  * @param busyPoll  the agent never sleeps: lowest latency for one core
- * @param spin      how long an idle agent spins before it sleeps on its doorbell (futex)
+ * @param spin      how long an idle agent spins before it sleeps on its doorbell (futex), and how long a
+ *                  thread waiting for a completion ({@code awaitReady}) drives the device before it parks
  * @param maxSleep  the longest single sleep of an idle agent (bounds a missed wake-up and the
  *                  detection of a peer process that died)
  */

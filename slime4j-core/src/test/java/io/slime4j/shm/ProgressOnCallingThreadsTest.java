@@ -18,6 +18,7 @@ import java.lang.foreign.ValueLayout;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -119,6 +120,40 @@ class ProgressOnCallingThreadsTest {
             // what the parks asked for does not depend on how late the timer woke the agent (load)
             assertThat(asked / parks).as("the mean park asked for, ns").isGreaterThanOrEqualTo(150_000);
         }
+    }
+
+    @Test
+    void aWaiterDrivesTheDeviceForTheSpinBeforeItParks() throws Exception {
+        try (ShmDevice spins = ShmDevice.open(ShmConfig.builder().name("waiter-spins").spin(Duration.ofSeconds(1)).build());
+             ShmDevice parks = ShmDevice.open(ShmConfig.builder().name("waiter-parks").spin(Duration.ZERO).build())) {
+            assertThat(runningShareOfAWaiter(spins)).as("a waiter within the device's spin runs").isGreaterThan(0.8);
+            assertThat(runningShareOfAWaiter(parks)).as("a waiter of a device that does not spin parks")
+                    .isLessThan(0.2);
+        }
+    }
+
+    /** The share of samples over about 200 ms in which a thread waiting 400 ms on an empty queue of {@code d} ran. */
+    private static double runningShareOfAWaiter(ShmDevice d) throws Exception {
+        CompletionQueue cq = d.createCompletionQueue(16);
+        AtomicReference<Thread> waiter = new AtomicReference<>();
+        CompletableFuture<Boolean> waited = CompletableFuture.supplyAsync(() -> {
+            waiter.set(Thread.currentThread());
+            try {
+                return cq.awaitReady(400, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        Thread.sleep(50);
+        int running = 0;
+        for (int i = 0; i < 100; i++) {
+            if (waiter.get().getState() == Thread.State.RUNNABLE) {
+                running++;
+            }
+            Thread.sleep(2);
+        }
+        assertThat(waited.get(10, TimeUnit.SECONDS)).as("nothing ever completes").isFalse();
+        return running / 100.0;
     }
 
     /** The share of 200 samples over about 400 ms in which {@code t} was parked (not running or runnable). */
