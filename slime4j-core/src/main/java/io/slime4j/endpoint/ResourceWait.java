@@ -50,7 +50,7 @@ final class ResourceWait {
             if (remaining <= 0) {
                 return attempt.now();
             }
-            Boolean helped = rail.help(free, remaining < HELP_SLICE_NANOS ? deadline : now + HELP_SLICE_NANOS);
+            Boolean helped = rail.help(free, now + Math.min(remaining, HELP_SLICE_NANOS));
             got = attempt.now();
             if (got != null) {
                 return got;

@@ -68,9 +68,21 @@ final class ProgressRight {
      */
     int release() {
         lock.unlock();
-        if (lock.isHeldByCurrentThread()) {
-            return 0;
-        }
+        return lock.isHeldByCurrentThread() ? 0 : runPending();
+    }
+
+    /**
+     * A poster marked its work and could not run it (the right was held, or the work is not the
+     * poster's to do): a cycle runs it, the holder's or one this thread runs now when the right is
+     * free. Whether this thread ran that cycle.
+     */
+    boolean leave() {
+        pending = true; // then try the right: a Dekker pair with release()
+        return !lock.isHeldByCurrentThread() && runPending() > 0; // a holder's own release runs it, never nested
+    }
+
+    /** Runs cycles for work left while the right is free and work is pending, up to the bound; how many. */
+    private int runPending() {
         int ran = 0;
         while (pending && lock.tryLock()) {
             if (ran == MAX_PENDING_CYCLES) {
@@ -87,24 +99,5 @@ final class ProgressRight {
             }
         }
         return ran;
-    }
-
-    /**
-     * A poster marked its work and could not run it (the right was held, or the work is not the
-     * poster's to do): a cycle runs it, the holder's or one this thread runs now when the right is
-     * free. Whether this thread ran that cycle.
-     */
-    boolean leave() {
-        pending = true; // then try the right: a Dekker pair with release()
-        if (lock.isHeldByCurrentThread() || !lock.tryLock()) { // a holder's own release runs it, never nested
-            return false; // the holder reads the flag after it lets go
-        }
-        try {
-            pending = false;
-            pendingCycle.run();
-        } finally {
-            release();
-        }
-        return true;
     }
 }

@@ -195,6 +195,12 @@ final class Responder {
         return false;
     }
 
+    /** Withdraws {@link #watch} outright (the queue pair executes nothing more). */
+    private void unwatch() {
+        Layout.setVolatile(peerFile.segment, Layout.QP_WATCHED, 0);
+        watching = false;
+    }
+
     /** Executes one request: SUCCESS, a failure status, or null for "no receive posted" (RNR). */
     private WcStatus execute(MemorySegment e) {
         Opcode op = OPCODES[e.get(ValueLayout.JAVA_BYTE, Layout.E_OPCODE)];
@@ -349,8 +355,7 @@ final class Responder {
     /** Flushes every receive not consumed (progress lock held, queue pair in ERR). */
     int flush() {
         if (watching) { // an ERR queue pair executes nothing more: the peer marks again (and fails on the state)
-            Layout.setVolatile(peerFile.segment, Layout.QP_WATCHED, 0);
-            watching = false;
+            unwatch();
         }
         int n = 0;
         long posted = qp.rqPosted();

@@ -291,9 +291,6 @@ final class ShmCompletionQueue implements CompletionQueue {
             if (spinUntilReady(deadline - spinUntil < 0 ? deadline : spinUntil)) {
                 return true;
             }
-            if (deadline - System.nanoTime() <= 0 || closed) {
-                return false;
-            }
         }
         return sleepUntilReady(deadline, sleepers, WAITERS);
     }

@@ -387,9 +387,14 @@ public final class ShmDevice implements VerbsDevice {
         return quietParkNanos;
     }
 
-    /** A waiter starts (+1) or stops (-1) busy-polling one of this device's completion queues. */
+    /**
+     * A waiter starts (+1) or stops (-1) spinning on one of this device's completion queues; counted
+     * only where the agent reads it (busy-polling: it rests while a waiter drives).
+     */
     void spinning(int delta) {
-        spinners.addAndGet(delta);
+        if (config.busyPoll()) {
+            spinners.addAndGet(delta);
+        }
     }
 
     /**
@@ -438,7 +443,7 @@ public final class ShmDevice implements VerbsDevice {
      */
     void leaveToCycle(ShmQueuePair qp) {
         if (!config.busyPoll()) {
-            Doorbell.ring(file, qp.qpn());
+            wakeup(qp);
             return;
         }
         ReadyMask.mark(file, qp.qpn());
@@ -457,12 +462,10 @@ public final class ShmDevice implements VerbsDevice {
             return;
         }
         try {
-            cycle(System.nanoTime());
+            cycle(System.nanoTime()); // each turn wakes its own waiters
         } catch (RuntimeException e) {
             counters.increment(Counter.AGENT_ERRORS);
             LOG.error("shm device {}: a duty cycle for a posting thread's requests failed", name(), e);
-        } finally {
-            wakeDeferred();
         }
     }
 

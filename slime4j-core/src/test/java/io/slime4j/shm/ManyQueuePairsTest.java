@@ -115,6 +115,8 @@ class ManyQueuePairsTest {
                         Thread.sleep(1);
                         scqB.poll(wcs); // empty: runs one of B's duty cycles, unless B's agent runs one now
                     }
+                    assertThat(((ShmQueuePair) qb).responder.unwatched()).as("the watch withdrawn within 10 s of pause %d",
+                            pauses).isGreaterThan(before);
                     pauses++;
                 }
             }
@@ -139,6 +141,8 @@ class ManyQueuePairsTest {
                 while (b.counters().get(io.slime4j.verbs.Counter.RNR_NAKS_SENT) == naks && System.nanoTime() < until) {
                     Thread.onSpinWait();
                 }
+                assertThat(b.counters().get(io.slime4j.verbs.Counter.RNR_NAKS_SENT)).as("an RNR NAK within 10 s")
+                        .isGreaterThan(naks);
                 qb.postRecv(wr.clear().wrId(11).sge(mb, 0, 8));
                 awaitOne(rcqB, wcs, WcOpcode.RECV);
                 assertThat(mb.segment().get(ValueLayout.JAVA_LONG, 0)).isEqualTo(0x5E_4D_0000_0000L + k);

@@ -17,6 +17,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.ValueLayout;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
@@ -136,14 +137,17 @@ class ProgressOnCallingThreadsTest {
     private static double runningShareOfAWaiter(ShmDevice d) throws Exception {
         CompletionQueue cq = d.createCompletionQueue(16);
         AtomicReference<Thread> waiter = new AtomicReference<>();
+        CountDownLatch started = new CountDownLatch(1);
         CompletableFuture<Boolean> waited = CompletableFuture.supplyAsync(() -> {
             waiter.set(Thread.currentThread());
+            started.countDown();
             try {
                 return cq.awaitReady(400, TimeUnit.MILLISECONDS);
             } catch (InterruptedException e) {
                 throw new IllegalStateException(e);
             }
         });
+        assertThat(started.await(10, TimeUnit.SECONDS)).as("the waiter started").isTrue();
         Thread.sleep(50);
         int running = 0;
         for (int i = 0; i < 100; i++) {

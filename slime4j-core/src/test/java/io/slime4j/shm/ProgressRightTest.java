@@ -2,8 +2,10 @@ package io.slime4j.shm;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
@@ -16,11 +18,12 @@ class ProgressRightTest {
         CountDownLatch inside = new CountDownLatch(1);
         CountDownLatch leave = new CountDownLatch(1);
         AtomicInteger ranBy = new AtomicInteger();
+        AtomicBoolean told = new AtomicBoolean();
         Thread holder = Thread.ofPlatform().start(() -> {
             right.acquire();
             inside.countDown();
             try {
-                leave.await(5, TimeUnit.SECONDS); // its cycle took the marks before the post below
+                told.set(leave.await(5, TimeUnit.SECONDS)); // its cycle took the marks before the post below
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
@@ -32,8 +35,9 @@ class ProgressRightTest {
         assertThat(right.leave()).as("held by the other thread: left to it").isFalse();
         assertThat(pendingCycles.get()).isZero();
         leave.countDown();
-        holder.join(5_000);
+        assertThat(holder.join(Duration.ofSeconds(5))).as("ended").isTrue();
 
+        assertThat(told.get()).as("the holder let go after the post").isTrue();
         assertThat(ranBy.get()).as("one more cycle, run by the holder as it let go").isEqualTo(1);
         right.acquire();
         right.release();
@@ -47,7 +51,7 @@ class ProgressRightTest {
         right.acquire();
         try {
             Thread other = Thread.ofPlatform().start(() -> right.leave());
-            other.join(5_000);
+            assertThat(other.join(Duration.ofSeconds(5))).as("ended").isTrue();
             right.takingMarks(); // this cycle sees the mark the poster set
         } catch (InterruptedException e) {
             throw new AssertionError(e);
@@ -89,7 +93,7 @@ class ProgressRightTest {
             if (pendingCycles.incrementAndGet() == 1) {
                 Thread t = Thread.ofPlatform().start(() -> right[0].leave()); // held: left to this holder
                 try {
-                    t.join(5_000);
+                    assertThat(t.join(Duration.ofSeconds(5))).as("ended").isTrue();
                 } catch (InterruptedException e) {
                     throw new AssertionError(e);
                 }
@@ -109,7 +113,7 @@ class ProgressRightTest {
             pendingCycles.incrementAndGet();
             Thread t = Thread.ofPlatform().start(() -> right[0].leave()); // every cycle, more work is left
             try {
-                t.join(5_000);
+                assertThat(t.join(Duration.ofSeconds(5))).as("ended").isTrue();
             } catch (InterruptedException e) {
                 throw new AssertionError(e);
             }
@@ -118,7 +122,7 @@ class ProgressRightTest {
         right[0].acquire();
         Thread t = Thread.ofPlatform().start(() -> right[0].leave());
         try {
-            t.join(5_000);
+            assertThat(t.join(Duration.ofSeconds(5))).as("ended").isTrue();
         } catch (InterruptedException e) {
             throw new AssertionError(e);
         }
