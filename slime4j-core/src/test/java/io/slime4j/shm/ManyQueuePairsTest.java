@@ -115,8 +115,6 @@ class ManyQueuePairsTest {
                         Thread.sleep(1);
                         scqB.poll(wcs); // empty: runs one of B's duty cycles, unless B's agent runs one now
                     }
-                    assertThat(((ShmQueuePair) qb).responder.unwatched()).as("the watch withdrawn within 10 s of pause %d",
-                            pauses).isGreaterThan(before);
                     pauses++;
                 }
             }
