@@ -43,6 +43,8 @@ final class RecvWindow {
     private final int entryBytes;
     private final WorkRequest wr = new WorkRequest();
     private final AtomicInteger posted = new AtomicInteger();
+    /** Each entry's buffer, sliced at its first use and kept: an arrival allocates no segment. */
+    private final MemorySegment[] entries;
 
     RecvWindow(Kind kind, int qpIndex, QueuePair qp, int size, MemoryRegion buffer, long base) {
         this(kind, qpIndex, qp, size, buffer, base, Wire32.META_BYTES);
@@ -57,6 +59,7 @@ final class RecvWindow {
         this.size = size;
         this.buffer = buffer;
         this.base = base;
+        this.entries = new MemorySegment[buffer == null ? 0 : size];
     }
 
     /** Posts entries 0..n-1 (at connect, before the queue pair can receive anything). */
@@ -93,6 +96,10 @@ final class RecvWindow {
 
     /** The buffer of an entry (a meta entry, or a data entry's bounce buffer). */
     MemorySegment entry(int entry) {
-        return buffer.segment().asSlice(base + (long) entry * entryBytes, entryBytes);
+        MemorySegment e = entries[entry];
+        if (e == null) { // the dispatching threads may both slice it: either slice is the same view
+            e = entries[entry] = buffer.segment().asSlice(base + (long) entry * entryBytes, entryBytes);
+        }
+        return e;
     }
 }

@@ -80,11 +80,15 @@ final class DirectCopy {
             if (Layout.getVolatile(dev, e + Layout.X_SEQ) != seq) {
                 return null; // rewritten or withdrawn meanwhile
             }
-            MemorySegment target;
+            MemorySegment file; // copied into by offsets, not through slices: an op allocates no segment
             try {
-                target = file(peer.pid, fd, inode).asSlice(offset + at, w.length);
-            } catch (ShmException | IndexOutOfBoundsException ex) {
+                file = file(peer.pid, fd, inode);
+            } catch (ShmException ex) {
                 return null; // the responder reports it
+            }
+            long target = offset + at;
+            if (target < 0 || target > file.byteSize() - w.length) {
+                return null; // the export names more than the peer's file holds: the responder reports it
             }
             if (!localAlive(w)) {
                 return WcStatus.LOC_PROT_ERR;
@@ -92,13 +96,15 @@ final class DirectCopy {
             try {
                 long done = 0;
                 for (int i = 0; i < w.numSge; i++) {
-                    MemorySegment local = w.regions[i].slice(w.address[i], w.sgeLength[i]);
+                    ShmRegion region = w.regions[i];
+                    long local = w.address[i] - region.address();
+                    long len = w.sgeLength[i];
                     if (write) {
-                        MemorySegment.copy(local, 0, target, done, local.byteSize());
+                        MemorySegment.copy(region.segment, local, file, target + done, len);
                     } else {
-                        MemorySegment.copy(target, done, local, 0, local.byteSize());
+                        MemorySegment.copy(file, target + done, region.segment, local, len);
                     }
-                    done += local.byteSize();
+                    done += len;
                 }
             } catch (IllegalStateException | IndexOutOfBoundsException ex) {
                 // local memory freed during the copy (the peer's mapping lives until this device closes)

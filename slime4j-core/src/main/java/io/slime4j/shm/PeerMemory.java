@@ -1,6 +1,7 @@
 package io.slime4j.shm;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 
 /**
  * How a responder reaches the requester's memory named by the scatter/gather entries of a ring
@@ -27,30 +28,34 @@ final class PeerMemory {
         this.progress = progress;
     }
 
-    /** Copies the entry's bytes {@code [from, from + dst.byteSize())} into {@code dst}. */
-    void read(MemorySegment entry, long from, MemorySegment dst) {
-        transfer(entry, from, dst, false);
+    /**
+     * Copies the entry's bytes {@code [from, from + length)} into {@code dst} at {@code dstOffset}.
+     * Every copy here works on offsets into whole segments, not on slices: a request allocates none.
+     */
+    void read(MemorySegment entry, long from, MemorySegment dst, long dstOffset, long length) {
+        transfer(entry, from, dst, dstOffset, length, false);
     }
 
-    /** Copies {@code src} into the entry's bytes {@code [to, to + src.byteSize())}. */
-    void write(MemorySegment src, MemorySegment entry, long to) {
-        transfer(entry, to, src, true);
+    /** Copies {@code length} bytes of {@code src} at {@code srcOffset} into the entry's bytes from {@code to} on. */
+    void write(MemorySegment src, long srcOffset, long length, MemorySegment entry, long to) {
+        transfer(entry, to, src, srcOffset, length, true);
     }
 
-    private void transfer(MemorySegment entry, long start, MemorySegment local, boolean toPeer) {
-        long remaining = local.byteSize();
+    private void transfer(MemorySegment entry, long start, MemorySegment local, long localOffset, long length,
+                          boolean toPeer) {
+        long remaining = length;
         long done = 0;
         long skip = start;
-        int n = entry.get(java.lang.foreign.ValueLayout.JAVA_SHORT, Layout.E_NUM_SGE);
+        int n = entry.get(ValueLayout.JAVA_SHORT, Layout.E_NUM_SGE);
         for (int i = 0; i < n && remaining > 0; i++) {
             long sge = Layout.E_SGES + i * Layout.SGE_SIZE;
-            long len = entry.get(java.lang.foreign.ValueLayout.JAVA_LONG, sge + Layout.S_LEN);
+            long len = entry.get(ValueLayout.JAVA_LONG, sge + Layout.S_LEN);
             if (skip >= len) {
                 skip -= len;
                 continue;
             }
             long piece = Math.min(len - skip, remaining);
-            copy(entry, sge, skip, local.asSlice(done, piece), toPeer);
+            copy(entry, sge, skip, local, localOffset + done, piece, toPeer);
             done += piece;
             remaining -= piece;
             skip = 0;
@@ -60,20 +65,19 @@ final class PeerMemory {
         }
     }
 
-    private void copy(MemorySegment entry, long sge, long offset, MemorySegment local, boolean toPeer) {
-        long addr = entry.get(java.lang.foreign.ValueLayout.JAVA_LONG, sge + Layout.S_ADDR) + offset;
-        long len = local.byteSize();
+    private void copy(MemorySegment entry, long sge, long offset, MemorySegment local, long localOffset, long len,
+                      boolean toPeer) {
+        long addr = entry.get(ValueLayout.JAVA_LONG, sge + Layout.S_ADDR) + offset;
         MemorySegment peerMemory = peerSegment(entry, sge, addr, len);
+        long peerOffset = peerMemory == null ? 0 : peerOffset(entry, sge, addr, peerMemory);
         for (long at = 0; at < len; at += PIECE) {
             long piece = Math.min(PIECE, len - at);
-            if (peerMemory != null) {
-                if (toPeer) {
-                    MemorySegment.copy(local, at, peerMemory, at, piece);
-                } else {
-                    MemorySegment.copy(peerMemory, at, local, at, piece);
-                }
+            if (peerMemory == null) {
+                crossMemory(toPeer, local, localOffset + at, piece, addr + at);
+            } else if (toPeer) {
+                MemorySegment.copy(local, localOffset + at, peerMemory, peerOffset + at, piece);
             } else {
-                crossMemory(toPeer, local.asSlice(at, piece), addr + at);
+                MemorySegment.copy(peerMemory, peerOffset + at, local, localOffset + at, piece);
             }
             if (piece == PIECE) {
                 progress.run();
@@ -81,43 +85,60 @@ final class PeerMemory {
         }
     }
 
-    /** The peer's memory as a segment of this process, or null when only process_vm_* reaches it. */
+    /**
+     * The whole segment of this process that holds the peer's {@code [addr, addr + len)} (its
+     * region's, or this device's mapping of its file), checked to hold all of it; null when only
+     * process_vm_* reaches it.
+     */
     private MemorySegment peerSegment(MemorySegment entry, long sge, long addr, long len) {
         if (peer.local != null) {
-            ShmRegion r = peer.local.regions().lookup(entry.get(java.lang.foreign.ValueLayout.JAVA_LONG, sge + Layout.S_KEY));
+            ShmRegion r = peer.local.regions().lookup(entry.get(ValueLayout.JAVA_LONG, sge + Layout.S_KEY));
             if (r == null || !r.contains(addr, len)) {
                 throw new PeerAccessException("the requester's region was deregistered");
             }
-            return r.slice(addr, len);
+            return r.segment;
         }
-        int fd = entry.get(java.lang.foreign.ValueLayout.JAVA_INT, sge + Layout.S_FD);
+        int fd = entry.get(ValueLayout.JAVA_INT, sge + Layout.S_FD);
         if (fd < 0) {
             return null;
         }
-        long inode = entry.get(java.lang.foreign.ValueLayout.JAVA_LONG, sge + Layout.S_INODE);
-        long base = entry.get(java.lang.foreign.ValueLayout.JAVA_LONG, sge + Layout.S_OFFSET)
-                + (addr - entry.get(java.lang.foreign.ValueLayout.JAVA_LONG, sge + Layout.S_ADDR));
-        try {
-            MemorySegment file = lastFile;
-            if (inode != lastInode || file == null) {
+        long inode = entry.get(ValueLayout.JAVA_LONG, sge + Layout.S_INODE);
+        MemorySegment file = lastFile;
+        if (inode != lastInode || file == null) {
+            try {
                 int mapped = mappings.size();
                 file = mappings.map(peer.pid, fd, inode);
                 if (mappings.size() != mapped) {
                     progress.run(); // mapping a large file took a while: that was work, not silence
                 }
-                lastInode = inode;
-                lastFile = file; // mappings live until the device closes, after its agent stopped
+            } catch (ShmException e) {
+                throw new PeerAccessException("cannot map the requester's shared memory: " + e.getMessage());
             }
-            return file.asSlice(base, len);
-        } catch (ShmException | IndexOutOfBoundsException e) {
-            throw new PeerAccessException("cannot map the requester's shared memory: " + e.getMessage());
+            lastInode = inode;
+            lastFile = file; // mappings live until the device closes, after its agent stopped
         }
+        long base = peerOffset(entry, sge, addr, file);
+        if (base < 0 || len < 0 || base > file.byteSize() - len) {
+            throw new PeerAccessException("the requester's entry names bytes " + base + ".." + (base + len)
+                    + " of a shared file of " + file.byteSize());
+        }
+        return file;
     }
 
-    private void crossMemory(boolean toPeer, MemorySegment local, long remote) {
+    /** Where {@code addr} lies in {@code peerMemory}, the segment {@link #peerSegment} returned for it. */
+    private long peerOffset(MemorySegment entry, long sge, long addr, MemorySegment peerMemory) {
+        if (peer.local != null) {
+            return addr - peerMemory.address();
+        }
+        return entry.get(ValueLayout.JAVA_LONG, sge + Layout.S_OFFSET)
+                + (addr - entry.get(ValueLayout.JAVA_LONG, sge + Layout.S_ADDR));
+    }
+
+    private void crossMemory(boolean toPeer, MemorySegment local, long localOffset, long length, long remote) {
         long moved = 0;
-        while (moved < local.byteSize()) {
-            long r = ShmNative.crossMemory(toPeer, peer.pid, local.asSlice(moved), remote + moved, local.byteSize() - moved);
+        while (moved < length) {
+            long r = ShmNative.crossMemory(toPeer, peer.pid, local.address() + localOffset + moved, remote + moved,
+                    length - moved);
             if (r <= 0) {
                 throw new PeerAccessException("process_vm_" + (toPeer ? "writev" : "readv") + " to process " + peer.pid
                         + " failed, errno " + -r + (r == -ShmNative.EPERM

@@ -16,6 +16,8 @@ final class QpFile {
     final int capacity;
     final long entrySize;
     private final Arena arena;
+    /** Each ring entry's slice, made at its first use and kept: a request allocates no segment. */
+    private final MemorySegment[] entries;
 
     private QpFile(MemorySegment segment, int fd, long inode, Arena arena) {
         this.segment = segment;
@@ -24,6 +26,14 @@ final class QpFile {
         this.arena = arena;
         this.capacity = segment.get(ValueLayout.JAVA_INT, Layout.QP_CAPACITY);
         this.entrySize = segment.get(ValueLayout.JAVA_INT, Layout.QP_ENTRY_SIZE);
+        // a peer's file says its own capacity: refuse one that does not fit the mapping before
+        // sizing anything by it
+        if (capacity <= 0 || Integer.bitCount(capacity) != 1 || entrySize <= 0
+                || Layout.QP_RING + capacity * entrySize > segment.byteSize()) {
+            throw new ShmException("queue-pair file of " + segment.byteSize() + " bytes holds no ring of "
+                    + capacity + " entries of " + entrySize + " bytes");
+        }
+        this.entries = new MemorySegment[capacity];
     }
 
     /** Creates the file of a new queue pair of this process. */
@@ -57,7 +67,12 @@ final class QpFile {
 
     /** The ring entry for sequence number {@code seq}. */
     MemorySegment entry(long seq) {
-        return segment.asSlice(Layout.QP_RING + (seq & (capacity - 1)) * entrySize, entrySize);
+        int i = (int) (seq & (capacity - 1));
+        MemorySegment e = entries[i];
+        if (e == null) { // two threads may both slice it: either slice is the same view
+            e = entries[i] = segment.asSlice(Layout.QP_RING + i * entrySize, entrySize);
+        }
+        return e;
     }
 
     /** The protection domain (its id in the owner's process) of the queue pair whose file this is. */

@@ -239,7 +239,7 @@ final class Responder {
                 return null;
             }
             if (r != null) {
-                memory.read(e, 0, r.slice(raddr, length));
+                memory.read(e, 0, r.segment, raddr - r.address(), length);
             }
         } finally {
             if (r != null) {
@@ -264,7 +264,7 @@ final class Responder {
             return WcStatus.REM_ACCESS_ERR;
         }
         try {
-            memory.write(r.slice(raddr, length), e, 0);
+            memory.write(r.segment, raddr - r.address(), length, e, 0);
         } finally {
             r.release();
         }
@@ -286,7 +286,7 @@ final class Responder {
                     ? (long) WORD.getAndAdd(word, 0L, a)
                     : (long) WORD.compareAndExchange(word, 0L, a, e.get(ValueLayout.JAVA_LONG, Layout.E_SWAP));
             scratch.set(ValueLayout.JAVA_LONG, 0, old);
-            memory.write(scratch, e, 0);
+            memory.write(scratch, 0, scratch.byteSize(), e, 0);
         } finally {
             r.release();
         }
@@ -326,7 +326,7 @@ final class Responder {
             long offset = 0;
             for (int i = 0; i < recv.numSge && offset < length; i++) {
                 long piece = Math.min(recv.sgeLength[i], length - offset);
-                memory.read(e, offset, regions[i].slice(recv.address[i], piece));
+                memory.read(e, offset, regions[i].segment, recv.address[i] - regions[i].address(), piece);
                 offset += piece;
             }
         } finally {

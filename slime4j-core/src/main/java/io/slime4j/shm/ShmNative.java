@@ -277,13 +277,13 @@ final class ShmNative {
     }
 
     /**
-     * process_vm_readv / writev of one contiguous range between {@code local} and address
+     * process_vm_readv / writev of one contiguous range between this process's address {@code local} and address
      * {@code remote} of process {@code pid}; returns the bytes moved or -errno.
      */
-    static long crossMemory(boolean write, int pid, MemorySegment local, long remote, long length) {
+    static long crossMemory(boolean write, int pid, long local, long remote, long length) {
         MemorySegment st = CROSS_STATE.get();
         MemorySegment iov = st.asSlice(CALL_STATE.byteSize() + 7 & ~7L, 32);
-        iov.set(ValueLayout.JAVA_LONG, 0, local.address());
+        iov.set(ValueLayout.JAVA_LONG, 0, local);
         iov.set(ValueLayout.JAVA_LONG, 8, length);
         iov.set(ValueLayout.JAVA_LONG, 16, remote);
         iov.set(ValueLayout.JAVA_LONG, 24, length);
