@@ -46,6 +46,11 @@ public final class ShmDevice implements VerbsDevice {
      * first park while a waiter spins and drives progress instead.
      */
     private static final long QUIET_NANOS = 50_000;
+    /**
+     * Look-ins in a row that may find the progress lock held by a driving waiter and skip their cycle;
+     * the next one waits for the lock (at the backoff's 200 µs, about 1.6 ms).
+     */
+    static final int MAX_MISSED_LOOKS = 8;
     /** How fine {@link #lastHelpAt} is: a poller stores it when it moved this much (inside {@link #QUIET_NANOS}). */
     private static final long HELP_STAMP_NANOS = 5_000;
     /** A busy-polling agent's longest park while a waiter drives progress ({@link LookInBackoff}). */
@@ -90,6 +95,8 @@ public final class ShmDevice implements VerbsDevice {
     /** How many times the agent parked while waiters drove, and for how long in all it asked to (for tests). */
     private volatile long quietParks;
     private volatile long quietParkNanos;
+    /** Times the agent waited for the progress lock (written by the agent only; for tests). */
+    private volatile long lockWaits;
 
     private ShmDevice(ShmConfig config) {
         ShmNative.requireAvailable();
@@ -377,6 +384,16 @@ public final class ShmDevice implements VerbsDevice {
         }
     }
 
+    /** How many times the agent waited for the progress lock another thread held (for tests). */
+    long lockWaits() {
+        return lockWaits;
+    }
+
+    /** The right to run duty cycles (for tests that hold it as a driving waiter would). */
+    ProgressRight progressRight() {
+        return progress;
+    }
+
     /** How many times the agent parked while waiters drove the device (a look-in each; for tests). */
     long quietParks() {
         return quietParks;
@@ -498,11 +515,27 @@ public final class ShmDevice implements VerbsDevice {
 
     private void run() {
         long idleSince = System.nanoTime();
+        int missedLooks = 0;
         while (!closed) {
             int seen = Doorbell.value(file); // before the cycle: a ring during it is not lost
             long now = System.nanoTime();
+            if (config.busyPoll() && waitersDrive(now) && missedLooks < MAX_MISSED_LOOKS && closing.isEmpty()) {
+                if (!progress.tryAcquire()) {
+                    // A look-in, and a waiter holds the right: its cycles run what this one would (every
+                    // queue pair with work or timers). Waiting for the lock instead parked this thread and
+                    // made the waiter's next release unpark it, a futex call and two context switches on
+                    // its core per look (docs/PERFORMANCE.md, "The 2026-11-28 sixth round"). Retiring queue
+                    // pairs is the agent's alone: it waits for the lock then, and after a few misses.
+                    missedLooks++;
+                    restWhileDriven();
+                    continue;
+                }
+            } else if (!progress.tryAcquire()) {
+                lockWaits++; // the agent's own field: no lost update
+                progress.acquire();
+            }
+            missedLooks = 0;
             int work;
-            progress.acquire();
             try {
                 work = cycle(now);
                 if (!closing.isEmpty()) {
@@ -523,6 +556,19 @@ public final class ShmDevice implements VerbsDevice {
         }
     }
 
+    /** Whether a waiter drives this device now: one spins on a completion queue, or one helped just now. */
+    private boolean waitersDrive(long now) {
+        return spinners.get() > 0 || now - lastHelpAt < QUIET_NANOS;
+    }
+
+    /** A look-in's rest while waiters drive the device, backing off ({@link LookInBackoff}). */
+    private void restWhileDriven() {
+        long park = lookIns.next();
+        quietParks++; // the agent's own fields: no lost update
+        quietParkNanos += park;
+        LockSupport.parkNanos(this, park);
+    }
+
     /**
      * Waits, without the progress lock, until the doorbell moves past {@code seen} (everyone with
      * work for this device rings it: its posting threads when they could not publish themselves,
@@ -534,17 +580,14 @@ public final class ShmDevice implements VerbsDevice {
         int turns = 0;
         while (!closed && Doorbell.value(file) == seen) {
             long now = System.nanoTime();
-            if (config.busyPoll() && (spinners.get() > 0 || now - lastHelpAt < QUIET_NANOS)) {
+            if (config.busyPoll() && waitersDrive(now)) {
                 // A waiter spins on a completion queue and runs the duty cycles itself: a second spinning
                 // thread would only take its core. Look in now and then for the timers, without announcing
                 // sleep, so peers ringing the doorbell make no futex call. The looks back off while the
                 // waiter keeps driving: each one preempts it on a machine with no spare core (at one every
                 // 50 µs the two agents of a busy 32 B message rate took 17% of the samples; PERFORMANCE.md,
                 // "The 2026-11-28 fifth round").
-                long park = lookIns.next();
-                quietParks++; // the agent's own fields: no lost update
-                quietParkNanos += park;
-                LockSupport.parkNanos(this, park);
+                restWhileDriven();
                 return;
             }
             lookIns.reset();

@@ -124,6 +124,37 @@ class ProgressOnCallingThreadsTest {
     }
 
     @Test
+    void aLookingInAgentDoesNotWaitForTheLockADrivingWaiterHolds() throws Exception {
+        try (ShmDevice a = ShmDevice.open(ShmConfig.builder().name("look-lock-a").busyPoll(true).build())) {
+            ProgressRight right = a.progressRight();
+            a.spinning(1); // a waiter drives: it holds the right through most of each of its turns
+            try {
+                Thread.sleep(20);
+                long waitsBefore = a.lockWaits();
+                long parksBefore = a.quietParks();
+                long end = System.nanoTime() + 300_000_000L;
+                while (System.nanoTime() < end) {
+                    right.acquire();
+                    try {
+                        Thread.sleep(1);
+                    } finally {
+                        right.release();
+                    }
+                    Thread.onSpinWait(); // the next turn takes the right again at once
+                }
+                long waits = a.lockWaits() - waitsBefore;
+                long looks = a.quietParks() - parksBefore;
+                assertThat(looks).as("the agent's looks while the waiter drove").isGreaterThan(20);
+                // without the skip, nearly every look finds the right held and waits for it
+                assertThat(waits).as("looks (%d) that waited for the right", looks)
+                        .isLessThanOrEqualTo(looks / ShmDevice.MAX_MISSED_LOOKS + 2);
+            } finally {
+                a.spinning(-1);
+            }
+        }
+    }
+
+    @Test
     void aWaiterDrivesTheDeviceForTheSpinBeforeItParks() throws Exception {
         try (ShmDevice spins = ShmDevice.open(ShmConfig.builder().name("waiter-spins").spin(Duration.ofSeconds(1)).build());
              ShmDevice parks = ShmDevice.open(ShmConfig.builder().name("waiter-parks").spin(Duration.ZERO).build())) {
