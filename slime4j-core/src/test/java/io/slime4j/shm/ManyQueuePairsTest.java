@@ -15,6 +15,7 @@ import io.slime4j.verbs.WcStatus;
 import io.slime4j.verbs.WorkCompletion;
 import io.slime4j.verbs.WorkRequest;
 import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -109,12 +110,16 @@ class ManyQueuePairsTest {
                     while (outstanding > 0) {
                         outstanding -= completions(scqA, wcs);
                     }
-                    long before = ((ShmQueuePair) qb).responder.unwatched();
+                    // the word B's responder sets in A's file while it watches: withdrawn during the drain
+                    // already, or by one of the cycles below
+                    MemorySegment watchedWord = ((ShmQueuePair) qa).file.segment;
                     long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-                    while (((ShmQueuePair) qb).responder.unwatched() == before && System.nanoTime() < until) {
+                    while (Layout.getAcquire(watchedWord, Layout.QP_WATCHED) != 0 && System.nanoTime() < until) {
                         Thread.sleep(1);
                         scqB.poll(wcs); // empty: runs one of B's duty cycles, unless B's agent runs one now
                     }
+                    assertThat(Layout.getAcquire(watchedWord, Layout.QP_WATCHED))
+                            .as("B's watch withdrawn within 10 s of pause %d", pauses).isZero();
                     pauses++;
                 }
             }
