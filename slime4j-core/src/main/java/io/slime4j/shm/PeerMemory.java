@@ -2,6 +2,7 @@ package io.slime4j.shm;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.Objects;
 
 /**
  * How a responder reaches the requester's memory named by the scatter/gather entries of a ring
@@ -67,9 +68,29 @@ final class PeerMemory {
 
     private void copy(MemorySegment entry, long sge, long offset, MemorySegment local, long localOffset, long len,
                       boolean toPeer) {
+        Objects.checkFromIndexSize(localOffset, len, local.byteSize()); // process_vm_* gets a raw address
         long addr = entry.get(ValueLayout.JAVA_LONG, sge + Layout.S_ADDR) + offset;
-        MemorySegment peerMemory = peerSegment(entry, sge, addr, len);
-        long peerOffset = peerMemory == null ? 0 : peerOffset(entry, sge, addr, peerMemory);
+        MemorySegment peerMemory = null; // null: only process_vm_* reaches it
+        long peerOffset = 0;
+        if (peer.local != null) {
+            ShmRegion r = peer.local.regions().lookup(entry.get(ValueLayout.JAVA_LONG, sge + Layout.S_KEY));
+            if (r == null || !r.contains(addr, len)) {
+                throw new PeerAccessException("the requester's region was deregistered");
+            }
+            peerMemory = r.segment;
+            peerOffset = addr - r.address();
+        } else {
+            int fd = entry.get(ValueLayout.JAVA_INT, sge + Layout.S_FD);
+            if (fd >= 0) {
+                peerMemory = mappedFile(entry, sge, fd);
+                // the entry's words are the peer's: read once, checked, then used
+                peerOffset = entry.get(ValueLayout.JAVA_LONG, sge + Layout.S_OFFSET) + offset;
+                if (peerOffset < 0 || len < 0 || peerOffset > peerMemory.byteSize() - len) {
+                    throw new PeerAccessException("the requester's entry names bytes " + peerOffset + ".."
+                            + (peerOffset + len) + " of a shared file of " + peerMemory.byteSize());
+                }
+            }
+        }
         for (long at = 0; at < len; at += PIECE) {
             long piece = Math.min(PIECE, len - at);
             if (peerMemory == null) {
@@ -85,23 +106,8 @@ final class PeerMemory {
         }
     }
 
-    /**
-     * The whole segment of this process that holds the peer's {@code [addr, addr + len)} (its
-     * region's, or this device's mapping of its file), checked to hold all of it; null when only
-     * process_vm_* reaches it.
-     */
-    private MemorySegment peerSegment(MemorySegment entry, long sge, long addr, long len) {
-        if (peer.local != null) {
-            ShmRegion r = peer.local.regions().lookup(entry.get(ValueLayout.JAVA_LONG, sge + Layout.S_KEY));
-            if (r == null || !r.contains(addr, len)) {
-                throw new PeerAccessException("the requester's region was deregistered");
-            }
-            return r.segment;
-        }
-        int fd = entry.get(ValueLayout.JAVA_INT, sge + Layout.S_FD);
-        if (fd < 0) {
-            return null;
-        }
+    /** This device's mapping of the requester's shared file named by the entry's {@code sge} (the last one is kept). */
+    private MemorySegment mappedFile(MemorySegment entry, long sge, int fd) {
         long inode = entry.get(ValueLayout.JAVA_LONG, sge + Layout.S_INODE);
         MemorySegment file = lastFile;
         if (inode != lastInode || file == null) {
@@ -111,27 +117,13 @@ final class PeerMemory {
                 if (mappings.size() != mapped) {
                     progress.run(); // mapping a large file took a while: that was work, not silence
                 }
-            } catch (ShmException e) {
+            } catch (ShmException | IndexOutOfBoundsException e) {
                 throw new PeerAccessException("cannot map the requester's shared memory: " + e.getMessage());
             }
             lastInode = inode;
             lastFile = file; // mappings live until the device closes, after its agent stopped
         }
-        long base = peerOffset(entry, sge, addr, file);
-        if (base < 0 || len < 0 || base > file.byteSize() - len) {
-            throw new PeerAccessException("the requester's entry names bytes " + base + ".." + (base + len)
-                    + " of a shared file of " + file.byteSize());
-        }
         return file;
-    }
-
-    /** Where {@code addr} lies in {@code peerMemory}, the segment {@link #peerSegment} returned for it. */
-    private long peerOffset(MemorySegment entry, long sge, long addr, MemorySegment peerMemory) {
-        if (peer.local != null) {
-            return addr - peerMemory.address();
-        }
-        return entry.get(ValueLayout.JAVA_LONG, sge + Layout.S_OFFSET)
-                + (addr - entry.get(ValueLayout.JAVA_LONG, sge + Layout.S_ADDR));
     }
 
     private void crossMemory(boolean toPeer, MemorySegment local, long localOffset, long length, long remote) {

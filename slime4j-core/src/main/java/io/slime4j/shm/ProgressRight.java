@@ -46,6 +46,11 @@ final class ProgressRight {
         lock.lock();
     }
 
+    /** Whether a poster left work that no cycle has taken yet. */
+    boolean pending() {
+        return pending;
+    }
+
     boolean isHeldByCurrentThread() {
         return lock.isHeldByCurrentThread();
     }

@@ -1,5 +1,6 @@
 package io.slime4j.shm;
 
+import io.slime4j.verbs.QpConfig;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -10,6 +11,11 @@ import java.lang.foreign.ValueLayout;
  * progress). Also a view of a peer's such file, mapped by the peer side.
  */
 final class QpFile {
+    /** The largest ring a queue pair makes: its send queue depth at most {@link QpConfig#MAX_DEPTH}. */
+    static final int MAX_CAPACITY = QpConfig.MAX_DEPTH;
+    /** The most scatter/gather entries a request has ({@link QpConfig#maxSge}). */
+    static final int MAX_SGE = 256;
+
     final MemorySegment segment;
     final int fd;
     final long inode;
@@ -26,12 +32,14 @@ final class QpFile {
         this.arena = arena;
         this.capacity = segment.get(ValueLayout.JAVA_INT, Layout.QP_CAPACITY);
         this.entrySize = segment.get(ValueLayout.JAVA_INT, Layout.QP_ENTRY_SIZE);
-        // a peer's file says its own capacity: refuse one that does not fit the mapping before
-        // sizing anything by it
-        if (capacity <= 0 || Integer.bitCount(capacity) != 1 || entrySize <= 0
+        // a peer's file says its own ring: refuse one no queue pair makes, or that does not fit the
+        // mapping, before sizing anything by it
+        int maxSge = segment.get(ValueLayout.JAVA_INT, Layout.QP_MAX_SGE);
+        if (capacity <= 0 || capacity > MAX_CAPACITY || Integer.bitCount(capacity) != 1 || maxSge < 1
+                || maxSge > MAX_SGE || entrySize != Layout.entrySize(maxSge)
                 || Layout.QP_RING + capacity * entrySize > segment.byteSize()) {
             throw new ShmException("queue-pair file of " + segment.byteSize() + " bytes holds no ring of "
-                    + capacity + " entries of " + entrySize + " bytes");
+                    + capacity + " entries of " + entrySize + " bytes (" + maxSge + " scatter/gather entries)");
         }
         this.entries = new MemorySegment[capacity];
     }

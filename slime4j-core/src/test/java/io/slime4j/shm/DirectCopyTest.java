@@ -134,6 +134,21 @@ class DirectCopyTest {
     }
 
     @Test
+    void anExportNamingBytesBeyondItsFileGoesThroughTheRing() throws Exception {
+        MemoryRegion dst = pdB.register(SharedMemory.allocate(8192, arena), AccessFlags.ALL);
+        attach(dst);
+        MemorySegment bFile = peerFileOf(b);
+        long e = Layout.DEV_EXPORTS + ExportTable.slot(dst.remoteKey()) * Layout.X_SIZE;
+        bFile.set(ValueLayout.JAVA_LONG, e + Layout.X_OFFSET, 1L << 40); // the peer's word: past any file
+        long receivedBefore = b.counters().get(Counter.PACKETS_RECEIVED);
+        src.segment().asSlice(0, 4096).fill((byte) 0x3C);
+        assertThat(run(Opcode.RDMA_WRITE, 1, 0, 4096, RemoteRegion.of(dst), 100).status()).isEqualTo(WcStatus.SUCCESS);
+        assertThat(dst.segment().asSlice(100, 4096).mismatch(src.segment().asSlice(0, 4096))).isEqualTo(-1);
+        assertThat(b.counters().get(Counter.PACKETS_RECEIVED) - receivedBefore)
+                .as("requests the peer's responder executed (the requester refused to copy)").isEqualTo(1);
+    }
+
+    @Test
     void theBoundsCheckIsUnsignedAndWithoutOverflow() {
         long base = 0x7f12_3456_0000L;
         assertThat(DirectCopy.inBounds(base, 8192, base, 8192)).as("the whole region").isTrue();

@@ -3,13 +3,15 @@ package io.slime4j.shm;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import org.junit.jupiter.api.Test;
 
 /**
  * A queue-pair file's ring entries are sliced once and kept, and a view of a peer's file refuses a
- * ring its own words say does not fit the mapping (the capacity sizes the view's slice cache, so a
- * peer must not be able to make it huge).
+ * ring no queue pair makes or that its own words say does not fit the mapping (the capacity sizes
+ * the view's slice cache, so a peer must not be able to make it huge).
  */
 class QpFileTest {
     @Test
@@ -36,10 +38,33 @@ class QpFileTest {
                         .isInstanceOf(ShmException.class).hasMessageContaining("holds no ring of " + bad + " entries");
             }
             f.segment.set(ValueLayout.JAVA_INT, Layout.QP_CAPACITY, 8);
-            f.segment.set(ValueLayout.JAVA_INT, Layout.QP_ENTRY_SIZE, 0);
-            assertThatThrownBy(() -> QpFile.view(f.segment)).isInstanceOf(ShmException.class);
+            for (int bad : new int[] {0, 1, (int) Layout.entrySize(2) + 1}) { // not what its scatter/gather entries need
+                f.segment.set(ValueLayout.JAVA_INT, Layout.QP_ENTRY_SIZE, bad);
+                assertThatThrownBy(() -> QpFile.view(f.segment)).as("entry size %d", bad).isInstanceOf(ShmException.class);
+            }
+            f.segment.set(ValueLayout.JAVA_INT, Layout.QP_ENTRY_SIZE, (int) Layout.entrySize(2));
+            for (int bad : new int[] {0, QpFile.MAX_SGE + 1}) {
+                f.segment.set(ValueLayout.JAVA_INT, Layout.QP_MAX_SGE, bad);
+                assertThatThrownBy(() -> QpFile.view(f.segment)).as("max SGE %d", bad).isInstanceOf(ShmException.class);
+            }
         } finally {
             f.close();
+        }
+    }
+
+    @Test
+    void aViewOfALargerRingThanAnyQueuePairMakesIsRefusedEvenWhenItFits() {
+        int capacity = QpFile.MAX_CAPACITY * 2;
+        try (Arena arena = Arena.ofShared()) {
+            MemorySegment s = SharedMemory.allocate(Layout.qpFileSize(capacity, 1), arena); // fits: a peer can size its file
+            s.set(ValueLayout.JAVA_INT, Layout.QP_MAX_SGE, 1);
+            s.set(ValueLayout.JAVA_INT, Layout.QP_CAPACITY, capacity);
+            s.set(ValueLayout.JAVA_INT, Layout.QP_ENTRY_SIZE, (int) Layout.entrySize(1));
+            Layout.setVolatile(s, Layout.QP_MAGIC, Layout.MAGIC);
+            assertThatThrownBy(() -> QpFile.view(s)).isInstanceOf(ShmException.class)
+                    .hasMessageContaining("holds no ring of " + capacity + " entries");
+            s.set(ValueLayout.JAVA_INT, Layout.QP_CAPACITY, QpFile.MAX_CAPACITY);
+            assertThat(QpFile.view(s).capacity).as("the largest ring a queue pair makes").isEqualTo(QpFile.MAX_CAPACITY);
         }
     }
 }
