@@ -1,5 +1,6 @@
 package io.slime4j.shm;
 
+import io.slime4j.internal.ParkedThreads;
 import io.slime4j.verbs.CompletionQueue;
 import io.slime4j.verbs.CompletionQueueOverflowException;
 import io.slime4j.verbs.Counter;
@@ -8,8 +9,6 @@ import io.slime4j.verbs.WcStatus;
 import io.slime4j.verbs.WorkCompletion;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
@@ -74,8 +73,8 @@ final class ShmCompletionQueue implements CompletionQueue {
     /** A wake-up is owed to the waiters (holder of the progress lock only). */
     private boolean wakePending;
     private final ReentrantLock lock = new ReentrantLock();
-    private final Set<Thread> sleepers = ConcurrentHashMap.newKeySet();
-    private final Set<Thread> passiveSleepers = ConcurrentHashMap.newKeySet();
+    private final ParkedThreads sleepers = new ParkedThreads();
+    private final ParkedThreads passiveSleepers = new ParkedThreads();
 
     ShmCompletionQueue(ShmDevice device, int capacity) {
         if (capacity < 1 || capacity > (1 << 24)) {
@@ -144,24 +143,16 @@ final class ShmCompletionQueue implements CompletionQueue {
      */
     private void wake() {
         if (waiters > 0) {
-            for (Thread t : sleepers) {
-                LockSupport.unpark(t);
-            }
+            sleepers.wakeAll();
         } else if (spinning == 0) {
-            for (Thread t : passiveSleepers) {
-                LockSupport.unpark(t);
-            }
+            passiveSleepers.wakeAll();
         }
     }
 
     /** Unparks every blocked thread, active or passive (the queue overflowed or closed). */
     private void wakeEveryone() {
-        for (Thread t : sleepers) {
-            LockSupport.unpark(t);
-        }
-        for (Thread t : passiveSleepers) {
-            LockSupport.unpark(t);
-        }
+        sleepers.wakeAll();
+        passiveSleepers.wakeAll();
     }
 
     @Override
@@ -296,9 +287,9 @@ final class ShmCompletionQueue implements CompletionQueue {
     }
 
     /** Parks among {@code set}, counted in {@code count}, until a completion, the close or {@code deadline}. */
-    private boolean sleepUntilReady(long deadline, Set<Thread> set, VarHandle count) throws InterruptedException {
+    private boolean sleepUntilReady(long deadline, ParkedThreads set, VarHandle count) throws InterruptedException {
         Thread me = Thread.currentThread();
-        set.add(me);
+        int place = set.add(me);
         count.getAndAdd(this, 1); // then re-read the tail: a Dekker pair with push()
         try {
             while (!ready() && !closed) {
@@ -314,7 +305,7 @@ final class ShmCompletionQueue implements CompletionQueue {
             return ready();
         } finally {
             count.getAndAdd(this, -1);
-            set.remove(me);
+            set.remove(me, place);
         }
     }
 

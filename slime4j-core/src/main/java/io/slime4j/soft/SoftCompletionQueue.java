@@ -1,5 +1,6 @@
 package io.slime4j.soft;
 
+import io.slime4j.internal.ParkedThreads;
 import io.slime4j.verbs.CompletionQueue;
 import io.slime4j.verbs.CompletionQueueOverflowException;
 import io.slime4j.verbs.Counter;

@@ -1,4 +1,4 @@
-package io.slime4j.soft;
+package io.slime4j.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
