@@ -9,9 +9,9 @@ import java.util.concurrent.locks.LockSupport;
  * The threads parked on one completion queue (the soft engine's or the shm device's), for its
  * producer to wake: a few fixed places taken by compare-and-set, so registering, leaving and waking
  * allocate nothing (a set would allocate a node per wait and an iterator per wake-up, on the
- * producer's path). More parked threads
- * than places (unusual: a dispatch thread and a helping caller or two wait on a queue) go to a
- * concurrent set instead; a wake-up looks there only when it is in use.
+ * producer's path). More parked threads than places (unusual: a dispatch thread and a helping
+ * caller or two wait on a queue) go to a concurrent set instead; a wake-up looks there only when it
+ * is in use.
  */
 public final class ParkedThreads {
     /** Threads that get a fixed place; more go to the overflow set. */
