@@ -205,6 +205,9 @@ final class Responder {
     private WcStatus execute(MemorySegment e) {
         Opcode op = OPCODES[e.get(ValueLayout.JAVA_BYTE, Layout.E_OPCODE)];
         long length = e.get(ValueLayout.JAVA_LONG, Layout.E_LENGTH);
+        if (length < 0) { // the peer's word: no request has a negative length (nothing is copied or completed)
+            return WcStatus.REM_INV_REQ_ERR;
+        }
         long raddr = e.get(ValueLayout.JAVA_LONG, Layout.E_RADDR);
         long rkey = e.get(ValueLayout.JAVA_LONG, Layout.E_RKEY);
         counters.add(Counter.PACKETS_RECEIVED, Math.max(1, (length + qp.config.mtu() - 1) / qp.config.mtu()));
