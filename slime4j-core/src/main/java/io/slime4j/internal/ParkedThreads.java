@@ -2,6 +2,7 @@ package io.slime4j.internal;
 
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.locks.LockSupport;
 
@@ -19,6 +20,15 @@ public final class ParkedThreads {
 
     private final AtomicReferenceArray<Thread> places = new AtomicReferenceArray<>(PLACES);
     private final Set<Thread> overflow = ConcurrentHashMap.newKeySet();
+    /**
+     * Threads in {@link #overflow}, counted up before they go in and down after they left: a wake-up
+     * that reads 0 missed no one (a concurrent map's own size is not a snapshot).
+     */
+    private final AtomicInteger overflowed = new AtomicInteger();
+
+    /** An empty set of places. */
+    public ParkedThreads() {
+    }
 
     /** Registers {@code t}; returns its place, or -1 when it went to the overflow set (pass it to {@link #remove}). */
     public int add(Thread t) {
@@ -27,6 +37,7 @@ public final class ParkedThreads {
                 return i;
             }
         }
+        overflowed.incrementAndGet();
         overflow.add(t);
         return -1;
     }
@@ -37,6 +48,7 @@ public final class ParkedThreads {
             places.compareAndSet(place, t, null);
         } else {
             overflow.remove(t);
+            overflowed.decrementAndGet();
         }
     }
 
@@ -48,7 +60,7 @@ public final class ParkedThreads {
                 LockSupport.unpark(t);
             }
         }
-        if (!overflow.isEmpty()) { // no iterator unless someone is there
+        if (overflowed.get() > 0) { // no iterator unless someone is there
             for (Thread t : overflow) {
                 LockSupport.unpark(t);
             }

@@ -25,6 +25,8 @@ final class ProgressRight {
     private final Runnable handOff;
     /** A poster left marked work ({@link #leave}); cleared before a cycle takes the marks. */
     private volatile boolean pending;
+    /** Work left was handed to the agent ({@link #handOff}); cleared before a cycle takes the marks. */
+    private volatile boolean handedOff;
 
     /**
      * {@code pendingCycle} is one duty cycle of the device, run by a holder for work left to it;
@@ -46,9 +48,9 @@ final class ProgressRight {
         lock.lock();
     }
 
-    /** Whether a poster left work that no cycle has taken yet. */
-    boolean pending() {
-        return pending;
+    /** Whether work left over was handed to the agent ({@link #handOff}) and no cycle has taken it yet. */
+    boolean handedOff() {
+        return handedOff;
     }
 
     boolean isHeldByCurrentThread() {
@@ -62,6 +64,9 @@ final class ProgressRight {
     void takingMarks() {
         if (pending) {
             pending = false; // written only when set: a volatile store per post left, not per cycle
+        }
+        if (handedOff) {
+            handedOff = false;
         }
     }
 
@@ -92,6 +97,7 @@ final class ProgressRight {
         while (pending && lock.tryLock()) {
             if (ran == MAX_PENDING_CYCLES) {
                 lock.unlock();
+                handedOff = true; // before the unpark: the agent then waits for the right, it does not skip
                 handOff.run(); // the flag stays set: the agent's cycle takes the marks
                 break;
             }

@@ -14,7 +14,7 @@ final class QpFile {
     /** The largest ring a queue pair makes: its send queue depth at most {@link QpConfig#MAX_DEPTH}. */
     static final int MAX_CAPACITY = QpConfig.MAX_DEPTH;
     /** The most scatter/gather entries a request has ({@link QpConfig#maxSge}). */
-    static final int MAX_SGE = 256;
+    static final int MAX_SGE = QpConfig.MAX_SGE;
 
     final MemorySegment segment;
     final int fd;

@@ -520,15 +520,15 @@ public final class ShmDevice implements VerbsDevice {
             int seen = Doorbell.value(file); // before the cycle: a ring during it is not lost
             long now = System.nanoTime();
             if (config.busyPoll() && waitersDrive(now) && missedLooks < MAX_MISSED_LOOKS && closing.isEmpty()
-                    && !progress.pending()) {
+                    && !progress.handedOff()) {
                 if (!progress.tryAcquire()) {
                     // A look-in while a waiter drives, and another thread holds the right (the waiter, most
                     // often): its cycles run what this one would (every queue pair with work or timers).
                     // Waiting for the lock instead parked this thread and made the holder's next release
                     // unpark it, a futex call and two context switches on its core per look
                     // (docs/PERFORMANCE.md, "The 2026-11-28 sixth round"). The agent waits for the lock when
-                    // work was handed to it (a poster's left over), when queue pairs wait to be retired (its
-                    // work alone), and after a few misses in a row.
+                    // a holder handed it work left over (ProgressRight), when queue pairs wait to be retired
+                    // (its work alone), and after a few misses in a row.
                     missedLooks++;
                     restWhileDriven();
                     continue;

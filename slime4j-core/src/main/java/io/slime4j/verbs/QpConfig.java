@@ -33,6 +33,8 @@ public record QpConfig(int sendQueueDepth, int recvQueueDepth, int maxSge, boole
     public static final int MAX_BACKOFF = 32;
     /** Largest queue depth. */
     public static final int MAX_DEPTH = 1 << 16;
+    /** Most scatter/gather entries a work request may have. */
+    public static final int MAX_SGE = 256;
     /** Smallest and largest MTU. */
     public static final int MIN_MTU = 256;
     public static final int MAX_MTU = 65_000;
@@ -46,7 +48,7 @@ public record QpConfig(int sendQueueDepth, int recvQueueDepth, int maxSge, boole
     public QpConfig {
         check(sendQueueDepth >= 1 && sendQueueDepth <= MAX_DEPTH, "sendQueueDepth", sendQueueDepth, "1.." + MAX_DEPTH);
         check(recvQueueDepth >= 1 && recvQueueDepth <= MAX_DEPTH, "recvQueueDepth", recvQueueDepth, "1.." + MAX_DEPTH);
-        check(maxSge >= 1 && maxSge <= 256, "maxSge", maxSge, "1..256");
+        check(maxSge >= 1 && maxSge <= MAX_SGE, "maxSge", maxSge, "1.." + MAX_SGE);
         check(retryCount >= 0 && retryCount <= 7, "retryCount", retryCount, "0..7");
         check(rnrRetry >= 0 && rnrRetry <= 7, "rnrRetry", rnrRetry, "0..7");
         check(mtu == MTU_FROM_PATH || mtu >= MIN_MTU && mtu <= MAX_MTU, "mtu", mtu,

@@ -42,11 +42,9 @@ class QpFileTest {
                 f.segment.set(ValueLayout.JAVA_INT, Layout.QP_ENTRY_SIZE, bad);
                 assertThatThrownBy(() -> QpFile.view(f.segment)).as("entry size %d", bad).isInstanceOf(ShmException.class);
             }
-            f.segment.set(ValueLayout.JAVA_INT, Layout.QP_ENTRY_SIZE, (int) Layout.entrySize(2));
-            for (int bad : new int[] {0, QpFile.MAX_SGE + 1}) {
-                f.segment.set(ValueLayout.JAVA_INT, Layout.QP_MAX_SGE, bad);
-                assertThatThrownBy(() -> QpFile.view(f.segment)).as("max SGE %d", bad).isInstanceOf(ShmException.class);
-            }
+            f.segment.set(ValueLayout.JAVA_INT, Layout.QP_ENTRY_SIZE, (int) Layout.entrySize(0)); // fits, matches 0 entries
+            f.segment.set(ValueLayout.JAVA_INT, Layout.QP_MAX_SGE, 0);
+            assertThatThrownBy(() -> QpFile.view(f.segment)).as("max SGE 0").isInstanceOf(ShmException.class);
         } finally {
             f.close();
         }
@@ -65,6 +63,23 @@ class QpFileTest {
                     .hasMessageContaining("holds no ring of " + capacity + " entries");
             s.set(ValueLayout.JAVA_INT, Layout.QP_CAPACITY, QpFile.MAX_CAPACITY);
             assertThat(QpFile.view(s).capacity).as("the largest ring a queue pair makes").isEqualTo(QpFile.MAX_CAPACITY);
+        }
+    }
+
+    @Test
+    void aViewOfMoreScatterGatherEntriesThanARequestHasIsRefusedEvenWhenItFits() {
+        int maxSge = QpFile.MAX_SGE + 1;
+        try (Arena arena = Arena.ofShared()) {
+            MemorySegment s = SharedMemory.allocate(Layout.qpFileSize(8, maxSge), arena);
+            s.set(ValueLayout.JAVA_INT, Layout.QP_MAX_SGE, maxSge);
+            s.set(ValueLayout.JAVA_INT, Layout.QP_CAPACITY, 8);
+            s.set(ValueLayout.JAVA_INT, Layout.QP_ENTRY_SIZE, (int) Layout.entrySize(maxSge));
+            Layout.setVolatile(s, Layout.QP_MAGIC, Layout.MAGIC);
+            assertThatThrownBy(() -> QpFile.view(s)).isInstanceOf(ShmException.class)
+                    .hasMessageContaining("(" + maxSge + " scatter/gather entries)");
+            s.set(ValueLayout.JAVA_INT, Layout.QP_MAX_SGE, QpFile.MAX_SGE); // the same file, at the bound
+            s.set(ValueLayout.JAVA_INT, Layout.QP_ENTRY_SIZE, (int) Layout.entrySize(QpFile.MAX_SGE));
+            assertThat(QpFile.view(s).capacity).isEqualTo(8);
         }
     }
 }
