@@ -43,7 +43,7 @@ final class ProgressRight {
         return lock.tryLock();
     }
 
-    /** Takes the right, waiting for the holder (closing, tests). */
+    /** Takes the right, waiting for the holder (the agent's cycles, retiring queue pairs, tests). */
     void acquire() {
         lock.lock();
     }
@@ -53,6 +53,7 @@ final class ProgressRight {
         return handedOff;
     }
 
+    /** Whether the calling thread holds the right. */
     boolean isHeldByCurrentThread() {
         return lock.isHeldByCurrentThread();
     }

@@ -13,8 +13,6 @@ import java.lang.foreign.ValueLayout;
 final class QpFile {
     /** The largest ring a queue pair makes: its send queue depth at most {@link QpConfig#MAX_DEPTH}. */
     static final int MAX_CAPACITY = QpConfig.MAX_DEPTH;
-    /** The most scatter/gather entries a request has ({@link QpConfig#maxSge}). */
-    static final int MAX_SGE = QpConfig.MAX_SGE;
 
     final MemorySegment segment;
     final int fd;
@@ -36,7 +34,7 @@ final class QpFile {
         // mapping, before sizing anything by it
         int maxSge = segment.get(ValueLayout.JAVA_INT, Layout.QP_MAX_SGE);
         if (capacity <= 0 || capacity > MAX_CAPACITY || Integer.bitCount(capacity) != 1 || maxSge < 1
-                || maxSge > MAX_SGE || entrySize != Layout.entrySize(maxSge)
+                || maxSge > QpConfig.MAX_SGE || entrySize != Layout.entrySize(maxSge)
                 || Layout.QP_RING + capacity * entrySize > segment.byteSize()) {
             throw new ShmException("queue-pair file of " + segment.byteSize() + " bytes holds no ring of "
                     + capacity + " entries of " + entrySize + " bytes (" + maxSge + " scatter/gather entries)");

@@ -9,6 +9,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
+/**
+ * {@link ProgressRight}, deterministically: work a poster leaves while the right is held is run by
+ * the holder (its cycle, or one more as it lets go), never nested in the holder's own cycle, and
+ * handed to the agent after a bounded number of such cycles.
+ */
 class ProgressRightTest {
 
     @Test
@@ -50,11 +55,8 @@ class ProgressRightTest {
         ProgressRight right = new ProgressRight(pendingCycles::incrementAndGet, () -> { });
         right.acquire();
         try {
-            Thread other = Thread.ofPlatform().start(() -> right.leave());
-            assertThat(other.join(Duration.ofSeconds(5))).as("ended").isTrue();
+            leaveFromAnotherThread(right);
             right.takingMarks(); // this cycle sees the mark the poster set
-        } catch (InterruptedException e) {
-            throw new AssertionError(e);
         } finally {
             right.release();
         }
@@ -91,12 +93,7 @@ class ProgressRightTest {
         ProgressRight[] right = new ProgressRight[1];
         right[0] = new ProgressRight(() -> {
             if (pendingCycles.incrementAndGet() == 1) {
-                Thread t = Thread.ofPlatform().start(() -> right[0].leave()); // held: left to this holder
-                try {
-                    assertThat(t.join(Duration.ofSeconds(5))).as("ended").isTrue();
-                } catch (InterruptedException e) {
-                    throw new AssertionError(e);
-                }
+                leaveFromAnotherThread(right[0]); // held: left to this holder
             }
         }, () -> { });
 
@@ -111,24 +108,27 @@ class ProgressRightTest {
         ProgressRight[] right = new ProgressRight[1];
         right[0] = new ProgressRight(() -> {
             pendingCycles.incrementAndGet();
-            Thread t = Thread.ofPlatform().start(() -> right[0].leave()); // every cycle, more work is left
-            try {
-                assertThat(t.join(Duration.ofSeconds(5))).as("ended").isTrue();
-            } catch (InterruptedException e) {
-                throw new AssertionError(e);
-            }
+            leaveFromAnotherThread(right[0]); // every cycle, more work is left
         }, handOffs::incrementAndGet);
 
         right[0].acquire();
-        Thread t = Thread.ofPlatform().start(() -> right[0].leave());
-        try {
-            assertThat(t.join(Duration.ofSeconds(5))).as("ended").isTrue();
-        } catch (InterruptedException e) {
-            throw new AssertionError(e);
-        }
+        leaveFromAnotherThread(right[0]);
         assertThat(right[0].release()).as("cycles the releasing thread ran").isEqualTo(ProgressRight.MAX_PENDING_CYCLES);
 
         assertThat(pendingCycles.get()).isEqualTo(ProgressRight.MAX_PENDING_CYCLES);
         assertThat(handOffs.get()).as("the rest goes to the agent").isEqualTo(1);
+        assertThat(right[0].handedOff()).as("the agent waits for the right, it does not skip").isTrue();
+        right[0].takingMarks(); // the agent's cycle
+        assertThat(right[0].handedOff()).isFalse();
+    }
+
+    /** A poster on another thread leaves work ({@link ProgressRight#leave}); it has returned when this does. */
+    private static void leaveFromAnotherThread(ProgressRight right) {
+        Thread t = Thread.ofPlatform().start(right::leave);
+        try {
+            assertThat(t.join(Duration.ofSeconds(5))).as("the poster returned").isTrue();
+        } catch (InterruptedException e) {
+            throw new AssertionError(e);
+        }
     }
 }

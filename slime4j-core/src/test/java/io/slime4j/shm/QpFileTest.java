@@ -3,6 +3,7 @@ package io.slime4j.shm;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.slime4j.verbs.QpConfig;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -68,7 +69,7 @@ class QpFileTest {
 
     @Test
     void aViewOfMoreScatterGatherEntriesThanARequestHasIsRefusedEvenWhenItFits() {
-        int maxSge = QpFile.MAX_SGE + 1;
+        int maxSge = QpConfig.MAX_SGE + 1;
         try (Arena arena = Arena.ofShared()) {
             MemorySegment s = SharedMemory.allocate(Layout.qpFileSize(8, maxSge), arena);
             s.set(ValueLayout.JAVA_INT, Layout.QP_MAX_SGE, maxSge);
@@ -77,8 +78,8 @@ class QpFileTest {
             Layout.setVolatile(s, Layout.QP_MAGIC, Layout.MAGIC);
             assertThatThrownBy(() -> QpFile.view(s)).isInstanceOf(ShmException.class)
                     .hasMessageContaining("(" + maxSge + " scatter/gather entries)");
-            s.set(ValueLayout.JAVA_INT, Layout.QP_MAX_SGE, QpFile.MAX_SGE); // the same file, at the bound
-            s.set(ValueLayout.JAVA_INT, Layout.QP_ENTRY_SIZE, (int) Layout.entrySize(QpFile.MAX_SGE));
+            s.set(ValueLayout.JAVA_INT, Layout.QP_MAX_SGE, QpConfig.MAX_SGE); // the same file, at the bound
+            s.set(ValueLayout.JAVA_INT, Layout.QP_ENTRY_SIZE, (int) Layout.entrySize(QpConfig.MAX_SGE));
             assertThat(QpFile.view(s).capacity).isEqualTo(8);
         }
     }
