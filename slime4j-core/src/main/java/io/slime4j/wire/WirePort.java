@@ -111,19 +111,20 @@ public interface WirePort extends AutoCloseable {
      * agent to block on (epoll) instead of parking for a fixed time. Empty when the port has none
      * (the in-process wire wakes the agent through {@link #onReceivable} instead). The caller only
      * waits on them; it never reads, closes or changes them.
+     *
+     * <p>No default: how an idle agent learns of a datagram is every port's own decision. A port
+     * that offers neither descriptors nor channels must call {@link #onReceivable}'s wakeup, or
+     * its agent sleeps out its whole idle bound (about a second) while datagrams wait; a decorator
+     * passes on the port's own.
      */
-    default int[] readableFds() {
-        return new int[0];
-    }
+    int[] readableFds();
 
     /**
      * NIO channels that turn readable when a datagram arrives, for an idle progress agent to block
      * on with a {@link java.nio.channels.Selector} (it registers them, non-blocking already, and
-     * only waits). Empty when the port has none.
+     * only waits). Empty when the port has none. No default, as for {@link #readableFds()}.
      */
-    default java.nio.channels.SelectableChannel[] readableChannels() {
-        return new java.nio.channels.SelectableChannel[0];
-    }
+    java.nio.channels.SelectableChannel[] readableChannels();
 
     @Override
     void close();

@@ -230,6 +230,18 @@ final class InprocPort implements WirePort {
         this.wakeup = wakeup;
     }
 
+    /** None: the wakeup registered with {@link #onReceivable} wakes an idle agent. */
+    @Override
+    public int[] readableFds() {
+        return new int[0];
+    }
+
+    /** None, as {@link #readableFds()}. */
+    @Override
+    public java.nio.channels.SelectableChannel[] readableChannels() {
+        return new java.nio.channels.SelectableChannel[0];
+    }
+
     /** Whether {@link #close()} has been called. */
     boolean isClosed() {
         return closed;

@@ -119,6 +119,17 @@ final class TapPort implements WirePort {
         port.onReceivable(wakeup);
     }
 
+    /** The port's own descriptors: the agent blocks on them when idle, as it would without the tap. */
+    @Override
+    public int[] readableFds() {
+        return port.readableFds();
+    }
+
+    @Override
+    public java.nio.channels.SelectableChannel[] readableChannels() {
+        return port.readableChannels();
+    }
+
     @Override
     public void close() {
         port.close();
