@@ -10,6 +10,15 @@ final class Options {
     int mtu = 0; // from the path: 60 KiB on loopback, which carries such datagrams whole; 1408 at MTU 1500
     int rounds = 3;
     /**
+     * Seconds from the start of a phase's processes before its first measured run: the warm-up run
+     * of the first size repeats until then (at least once; later sizes warm up once). A fresh pair
+     * of JVMs on a loaded 2-core machine compiles the engine's hot paths with C2 over its first
+     * 2-6 s, and a warm-up of as many bytes as the measured run (1 GiB: about a second) left most
+     * of the measured run on C1 code (docs/PERFORMANCE.md). Applies to both systems' Java sides; 0
+     * warms each size up once.
+     */
+    double warmupSeconds = 8;
+    /**
      * How many message-sized buffers each side cycles through, for both systems alike: 1 is the TCP
      * stream's (and iperf3's) footprint, one send buffer and one receive buffer; the depth gives
      * every outstanding write a source and a target of its own.
@@ -40,6 +49,12 @@ final class Options {
                 case "--depth" -> o.depth = Integer.parseInt(value);
                 case "--mtu" -> o.mtu = (int) size(value);
                 case "--rounds" -> o.rounds = Integer.parseInt(value);
+                case "--warmup" -> {
+                    o.warmupSeconds = Double.parseDouble(value);
+                    if (!(o.warmupSeconds >= 0 && o.warmupSeconds <= 600)) {
+                        throw new IllegalArgumentException("--warmup must be seconds in [0, 600], was " + value);
+                    }
+                }
                 case "--buffers" -> {
                     o.buffers = Integer.parseInt(value);
                     if (o.buffers < 1) {
@@ -100,6 +115,11 @@ final class Options {
     /** The command prefix that runs the served side where it belongs. */
     java.util.List<String> peerPrefix() {
         return peerNetns == null ? java.util.List.of() : java.util.List.of("ip", "netns", "exec", peerNetns);
+    }
+
+    /** When a phase whose processes started at {@code startNanos} may begin measuring ({@link #warmupSeconds}). */
+    long warmUntil(long startNanos) {
+        return startNanos + (long) (warmupSeconds * 1e9);
     }
 
     /** Bytes of message buffers on each side: {@link #buffers} of the largest size. */

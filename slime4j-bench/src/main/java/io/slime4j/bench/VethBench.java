@@ -25,6 +25,7 @@ import java.util.concurrent.TimeUnit;
  * <pre>
  * sudo java --enable-native-access=ALL-UNNAMED -cp ... io.slime4j.bench.VethBench
  *     [--sizes 64K,1M] [--bytes 128M] [--rounds 3] [--depth 16] [--buffers 1] [--tcp nio|iperf3] [--faults] [--duplicate 0.05]
+ *     [--warmup 8]
  * </pre>
  */
 public final class VethBench {
@@ -41,6 +42,7 @@ public final class VethBench {
         String depth = "16";
         String buffers = "1";
         String tcpBaseline = "nio";
+        String warmup = "8";
         int rounds = 3;
         boolean faults = false;
         double duplicate = 0.05;
@@ -51,6 +53,7 @@ public final class VethBench {
                 case "--depth" -> depth = args[++i];
                 case "--rounds" -> rounds = Integer.parseInt(args[++i]);
                 case "--buffers" -> buffers = args[++i];
+                case "--warmup" -> warmup = args[++i];
                 case "--tcp" -> tcpBaseline = Options.tcpBaseline(args[++i]);
                 case "--faults" -> faults = true;
                 case "--duplicate" -> {
@@ -78,6 +81,7 @@ public final class VethBench {
                             .stripTrailingZeros().toPlainString()) : "", load());
             for (int r = 0; r < rounds; r++) {
                 List<String> common = List.of("--sizes", sizes, "--bytes", bytes, "--depth", depth, "--buffers", buffers,
+                        "--warmup", warmup,
                         "--rounds", "1", "--tcp", tcpBaseline,
                         "--first", r % 2 == 0 ? "slime4j" : "tcp"); // a phase runs faster behind a busy one
                 double[][] both = writeBench(common, "both");

@@ -35,8 +35,12 @@ import java.util.concurrent.TimeUnit;
  *
  * <pre>
  * java -cp ... io.slime4j.bench.WriteBench [--sizes 64K,1M] [--bytes 2G] [--depth 16] [--mtu 60K] [--rounds 3]
- *     [--first slime4j|tcp] [--buffers 1] [--tcp nio|iperf3]
+ *     [--first slime4j|tcp] [--buffers 1] [--tcp nio|iperf3] [--warmup 8]
  * </pre>
+ *
+ * <p>Each phase warms up before it measures: the first size's warm-up run repeats until
+ * {@code --warmup} seconds have passed since the phase's processes started (for slime4j and the
+ * NIO stream alike; iperf3, all in the kernel, warms up once), later sizes' once.
  *
  * <p>Both systems move the same bytes from the same footprint: {@code --buffers N} buffers of the
  * round's message size on each side, cycled through in turn (slime4j's write {@code i} from source
@@ -113,11 +117,14 @@ public final class WriteBench {
 
     /** slime4j's phase of round {@code r}: every size into {@code slime}; returns the transport's counters. */
     private static String slimePhase(Options o, double[][] slime, int r) throws Exception {
+        long warmUntil = o.warmUntil(System.nanoTime());
         try (SlimeSide s = new SlimeSide(o)) {
             for (int i = 0; i < o.sizes.length; i++) {
                 int size = o.sizes[i];
                 int count = (int) (o.bytes / size);
-                s.round(size, count); // warm-up: a fresh child JVM must compile its receive path first
+                do {
+                    s.round(size, count); // warm-up: a fresh pair of JVMs must compile their hot paths first
+                } while (System.nanoTime() - warmUntil < 0);
                 slime[i][r] = (double) size * count / (s.round(size, count) / 1e3);
             }
             return s.counters();
@@ -137,6 +144,7 @@ public final class WriteBench {
             }
             return;
         }
+        long warmUntil = o.warmUntil(System.nanoTime());
         try (ChildProcess tcpChild = new ChildProcess(o.peerPrefix(), WriteBench.class, "--serve", "tcp", o.peerHost,
                 Integer.toString(o.maxSize()), Integer.toString(o.buffers));
              TcpStream.Client client = new TcpStream.Client(o.peerHost,
@@ -144,7 +152,9 @@ public final class WriteBench {
             for (int i = 0; i < o.sizes.length; i++) {
                 int size = o.sizes[i];
                 int count = (int) (o.bytes / size);
-                client.round(size, count); // warm-up, as long as for slime4j
+                do {
+                    client.round(size, count); // warm-up, as for slime4j
+                } while (System.nanoTime() - warmUntil < 0);
                 tcp[i][r] = (double) size * count / (client.round(size, count) / 1e3);
             }
         }

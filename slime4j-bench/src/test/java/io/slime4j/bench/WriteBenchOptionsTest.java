@@ -34,6 +34,19 @@ class WriteBenchOptionsTest {
     }
 
     @Test
+    void theWarmUpLastsEightSecondsUnlessToldOtherwiseAndABadValueIsAOneLineError() {
+        assertThat(Options.parse(new String[0]).warmUntil(1_000)).isEqualTo(8_000_001_000L);
+        assertThat(Options.parse(new String[] {"--warmup", "0"}).warmUntil(1_000)).isEqualTo(1_000);
+        assertThat(Options.parse(new String[] {"--warmup", "2.5"}).warmUntil(0)).isEqualTo(2_500_000_000L);
+        assertThatThrownBy(() -> Options.parse(new String[] {"--warmup", "-1"}))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("--warmup must be seconds in [0, 600], was -1");
+        assertThatThrownBy(() -> Options.parse(new String[] {"--warmup", "NaN"}))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("--warmup must be seconds in [0, 600], was NaN");
+    }
+
+    @Test
     void theTcpBaselineIsTheNioStreamOrIperf3FromOneBuffer() {
         assertThat(Options.parse(new String[0]).tcpName()).isEqualTo("NIO TCP");
         assertThat(Options.parse(new String[] {"--tcp", "iperf3"}).tcpName()).isEqualTo("iperf3");
