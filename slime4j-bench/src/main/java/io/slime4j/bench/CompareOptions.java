@@ -154,9 +154,14 @@ final class CompareOptions {
         return (int) v;
     }
 
-    /** Seconds in [0, 600], as a decimal number. */
-    private static double seconds(String name, String value) {
-        double v = Double.parseDouble(value);
+    /** Seconds in [0, 600], as a decimal number; a one-line error naming {@code name} otherwise. */
+    static double seconds(String name, String value) {
+        double v;
+        try {
+            v = Double.parseDouble(value);
+        } catch (NumberFormatException e) {
+            v = Double.NaN;
+        }
         if (!(v >= 0 && v <= 600)) {
             throw new IllegalArgumentException(name + " must be seconds in [0, 600], was " + value);
         }

@@ -5,7 +5,7 @@ import java.util.Arrays;
 /** Command-line options of {@link WriteBench}, validated with one-line errors. */
 final class Options {
     int[] sizes = {64 << 10, 1 << 20};
-    long bytes = 2L << 30; // long enough that a fresh child JVM has compiled its hot paths
+    long bytes = 2L << 30; // per measured run; the warm-up before it is counted in time ({@link #warmupSeconds})
     int depth = 16;
     int mtu = 0; // from the path: 60 KiB on loopback, which carries such datagrams whole; 1408 at MTU 1500
     int rounds = 3;
@@ -49,12 +49,7 @@ final class Options {
                 case "--depth" -> o.depth = Integer.parseInt(value);
                 case "--mtu" -> o.mtu = (int) size(value);
                 case "--rounds" -> o.rounds = Integer.parseInt(value);
-                case "--warmup" -> {
-                    o.warmupSeconds = Double.parseDouble(value);
-                    if (!(o.warmupSeconds >= 0 && o.warmupSeconds <= 600)) {
-                        throw new IllegalArgumentException("--warmup must be seconds in [0, 600], was " + value);
-                    }
-                }
+                case "--warmup" -> o.warmupSeconds = CompareOptions.seconds("--warmup", value);
                 case "--buffers" -> {
                     o.buffers = Integer.parseInt(value);
                     if (o.buffers < 1) {

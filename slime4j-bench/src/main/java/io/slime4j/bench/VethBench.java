@@ -53,7 +53,10 @@ public final class VethBench {
                 case "--depth" -> depth = args[++i];
                 case "--rounds" -> rounds = Integer.parseInt(args[++i]);
                 case "--buffers" -> buffers = args[++i];
-                case "--warmup" -> warmup = args[++i];
+                case "--warmup" -> {
+                    warmup = args[++i];
+                    CompareOptions.seconds("--warmup", warmup); // checked here, before the namespaces are made
+                }
                 case "--tcp" -> tcpBaseline = Options.tcpBaseline(args[++i]);
                 case "--faults" -> faults = true;
                 case "--duplicate" -> {

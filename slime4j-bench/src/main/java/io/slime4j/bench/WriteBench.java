@@ -122,9 +122,7 @@ public final class WriteBench {
             for (int i = 0; i < o.sizes.length; i++) {
                 int size = o.sizes[i];
                 int count = (int) (o.bytes / size);
-                do {
-                    s.round(size, count); // warm-up: a fresh pair of JVMs must compile their hot paths first
-                } while (System.nanoTime() - warmUntil < 0);
+                warm(warmUntil, () -> s.round(size, count)); // a fresh pair of JVMs compiles its hot paths first
                 slime[i][r] = (double) size * count / (s.round(size, count) / 1e3);
             }
             return s.counters();
@@ -138,7 +136,7 @@ public final class WriteBench {
                 for (int i = 0; i < o.sizes.length; i++) {
                     int size = o.sizes[i];
                     long bytes = (o.bytes / size) * size;
-                    iperf.round(size, bytes); // warm-up, as long as for slime4j
+                    iperf.round(size, bytes); // warm-up, one round: iperf3's data path is the kernel's
                     tcp[i][r] = iperf.round(size, bytes);
                 }
             }
@@ -152,12 +150,17 @@ public final class WriteBench {
             for (int i = 0; i < o.sizes.length; i++) {
                 int size = o.sizes[i];
                 int count = (int) (o.bytes / size);
-                do {
-                    client.round(size, count); // warm-up, as for slime4j
-                } while (System.nanoTime() - warmUntil < 0);
+                warm(warmUntil, () -> client.round(size, count)); // as for slime4j
                 tcp[i][r] = (double) size * count / (client.round(size, count) / 1e3);
             }
         }
+    }
+
+    /** Runs {@code round} until {@code until} (a {@link System#nanoTime()}) has passed, at least once. */
+    private static void warm(long until, Side.WarmRound round) throws Exception {
+        do {
+            round.run();
+        } while (Side.stillWarming(until));
     }
 
     private static double median(double[] values) {

@@ -44,6 +44,9 @@ class WriteBenchOptionsTest {
         assertThatThrownBy(() -> Options.parse(new String[] {"--warmup", "NaN"}))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("--warmup must be seconds in [0, 600], was NaN");
+        assertThatThrownBy(() -> Options.parse(new String[] {"--warmup", "abc"}))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("--warmup must be seconds in [0, 600], was abc");
     }
 
     @Test

@@ -59,18 +59,6 @@ public interface WirePort extends AutoCloseable {
     boolean send(WireAddress to, MemorySegment packet, int length, boolean priority);
 
     /**
-     * Sends one datagram made of {@code headerLength} bytes of {@code header} followed by
-     * {@code payloadLength} bytes of {@code payload} starting at {@code payloadOffset} (the header
-     * read before return; the payload before return or, on a port that holds datagrams back for a
-     * burst, before the next {@link #flush()}). A wire that can gather the two parts in one system call does so, which saves
-     * the engine copying a payload out of registered memory into a packet; this default copies the
-     * payload behind the header, which then needs room for both.
-     *
-     * @return as {@link #send(WireAddress, MemorySegment, int, boolean)}
-     * @throws IllegalArgumentException if a part lies outside its segment or the datagram is larger
-     *                                  than {@link #maxPacketSize()}
-     */
-    /**
      * Whether {@link #send(WireAddress, MemorySegment, int, MemorySegment, long, int, boolean)}
      * sends without copying the payload first; callers that have a packet built anyway may prefer
      * the plain send otherwise.
@@ -79,6 +67,18 @@ public interface WirePort extends AutoCloseable {
         return false;
     }
 
+    /**
+     * Sends one datagram made of {@code headerLength} bytes of {@code header} followed by
+     * {@code payloadLength} bytes of {@code payload} starting at {@code payloadOffset} (the header
+     * read before return; the payload before return or, on a port that holds datagrams back for a
+     * burst, before the next {@link #flush()}). A wire that can gather the two parts in one system
+     * call does so, which saves the engine copying a payload out of registered memory into a
+     * packet; this default copies the payload behind the header, which then needs room for both.
+     *
+     * @return as {@link #send(WireAddress, MemorySegment, int, boolean)}
+     * @throws IllegalArgumentException if a part lies outside its segment or the datagram is larger
+     *                                  than {@link #maxPacketSize()}
+     */
     default boolean send(WireAddress to, MemorySegment header, int headerLength, MemorySegment payload,
                          long payloadOffset, int payloadLength, boolean priority) {
         if (headerLength < 0 || payloadLength < 0 || payloadOffset < 0

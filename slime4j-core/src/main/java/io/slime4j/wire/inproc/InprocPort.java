@@ -230,7 +230,11 @@ final class InprocPort implements WirePort {
         this.wakeup = wakeup;
     }
 
-    /** None: the wakeup registered with {@link #onReceivable} wakes an idle agent. */
+    /**
+     * None: the wakeup registered with {@link #onReceivable} wakes an idle agent when a copy is
+     * queued. (A copy the fault injector delays is handed over only when the agent looks again once
+     * it is due: on its next timer or arrival, within its idle bound.)
+     */
     @Override
     public int[] readableFds() {
         return new int[0];

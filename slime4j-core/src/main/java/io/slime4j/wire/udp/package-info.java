@@ -68,8 +68,9 @@
  * the accessors are safe from any thread. {@code send} and {@code receive} never block and never
  * allocate per datagram beyond, on NIO, the source address {@code DatagramChannel.receive} returns
  * (the native backend decodes a source only when it changes). A UDP
- * port never calls the {@code onReceivable} wakeup (it cannot tell without a selector thread): an
- * idle agent finds new datagrams when its park ends. As for every NIO channel, interrupting the
+ * port never calls the {@code onReceivable} wakeup: an idle agent blocks on the port's
+ * {@code readableFds()} (epoll, native backend) or {@code readableChannels()} (a selector, NIO),
+ * which turn readable when a datagram arrives. As for every NIO channel, interrupting the
  * thread inside {@code send} or {@code receive} closes a NIO channel; the port then drops
  * everything (logged once). A native socket's descriptor is closed by whoever finishes last, close
  * or a call in progress, so no call can reach a descriptor number reused meanwhile. {@code close} is idempotent; a concurrent {@code send} returns false and a

@@ -15,7 +15,11 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * first datagram of each engine packet type the device sends (a real packet from the wire, the base
  * for mutations), and it can inject datagrams that then leave from the device's own sockets, so
  * that they pass the receiver's source check. Injection happens on the device's agent thread, in
- * {@link #send}, right after a real datagram went to the peer, because a port has one sending thread.
+ * {@code send}, right after a real datagram went to the peer, because a port has one sending thread.
+ * Everything else is the port's own: how the agent waits for datagrams ({@link #readableFds()}) and
+ * whether payloads are gathered from registered memory ({@link #gathers()}), so that the device
+ * behaves as it would without the tap (before they were passed on, the agents parked for a second
+ * at a time while datagrams waited, and every payload was copied into a packet first).
  */
 final class TapPort implements WirePort {
     /** Offset of the packet type byte in the engine header (docs/WIRE.md). */
@@ -91,13 +95,46 @@ final class TapPort implements WirePort {
 
     @Override
     public boolean send(WireAddress to, MemorySegment packet, int length, boolean priority) {
-        if (length > TYPE_OFFSET) {
-            int type = packet.get(ValueLayout.JAVA_BYTE, TYPE_OFFSET) & 0xFF;
-            if (firstOfType.get(type) == null) {
-                firstOfType.compareAndSet(type, null, packet.asSlice(0, length).toArray(ValueLayout.JAVA_BYTE));
-            }
-        }
+        capture(packet, length, null, 0, 0);
         boolean sent = port.send(to, packet, length, priority);
+        inject(to);
+        return sent;
+    }
+
+    /** As the port: the engine gathers payloads from registered memory through the tap as it would without it. */
+    @Override
+    public boolean gathers() {
+        return port.gathers();
+    }
+
+    @Override
+    public boolean send(WireAddress to, MemorySegment header, int headerLength, MemorySegment payload,
+                        long payloadOffset, int payloadLength, boolean priority) {
+        capture(header, headerLength, payload, payloadOffset, payloadLength);
+        boolean sent = port.send(to, header, headerLength, payload, payloadOffset, payloadLength, priority);
+        inject(to);
+        return sent;
+    }
+
+    /** Keeps a copy of the datagram (header, then payload if any) if it is the first of its type. */
+    private void capture(MemorySegment header, int headerLength, MemorySegment payload, long payloadOffset,
+                         int payloadLength) {
+        if (headerLength <= TYPE_OFFSET) {
+            return;
+        }
+        int type = header.get(ValueLayout.JAVA_BYTE, TYPE_OFFSET) & 0xFF;
+        if (firstOfType.get(type) == null) {
+            byte[] copy = new byte[headerLength + payloadLength];
+            MemorySegment.copy(header, ValueLayout.JAVA_BYTE, 0, copy, 0, headerLength);
+            if (payloadLength > 0) {
+                MemorySegment.copy(payload, ValueLayout.JAVA_BYTE, payloadOffset, copy, headerLength, payloadLength);
+            }
+            firstOfType.compareAndSet(type, null, copy);
+        }
+    }
+
+    /** Sends up to four queued injections to {@code to}, right behind a real datagram. */
+    private void inject(WireAddress to) {
         for (int i = 0; i < 4; i++) {
             Injection injection = injections.poll();
             if (injection == null) {
@@ -106,7 +143,6 @@ final class TapPort implements WirePort {
             port.send(to, MemorySegment.ofArray(injection.bytes()), injection.bytes().length, injection.priority());
             injected.incrementAndGet();
         }
-        return sent;
     }
 
     @Override
@@ -125,6 +161,7 @@ final class TapPort implements WirePort {
         return port.readableFds();
     }
 
+    /** The port's own channels (NIO backend), as {@link #readableFds()}. */
     @Override
     public java.nio.channels.SelectableChannel[] readableChannels() {
         return port.readableChannels();

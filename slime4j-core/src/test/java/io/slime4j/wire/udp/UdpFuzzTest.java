@@ -46,10 +46,10 @@ import org.slf4j.LoggerFactory;
  * ({@link TapPort#inject}): PSNs far ahead of the window (OUT_OF_WINDOW) or far behind it
  * (duplicates), unknown types and truncations. Only mutations that a correct engine must drop are
  * injected that way: a well-formed in-window packet from the real peer with the right token is
- * indistinguishable from a genuine one. Under the fuzz the kernel drops most datagrams at the full
- * receive buffers, these injections too, so the window check is counted exactly afterwards: with
- * the fuzzer stopped, 200 datagrams ahead of the window follow small writes one at a time, and
- * every one of them must be dropped as OUT_OF_WINDOW.
+ * indistinguishable from a genuine one. Under the fuzz the kernel may drop some datagrams at full
+ * receive buffers, these injections too, so the window check is counted exactly afterwards: once
+ * the fuzzer has stopped and the responder's count has settled, 200 datagrams ahead of the window
+ * follow small writes one at a time, and every one of them must be dropped as OUT_OF_WINDOW.
  */
 @Timeout(120)
 class UdpFuzzTest {
@@ -138,11 +138,12 @@ class UdpFuzzTest {
                         .isPositive();
                 assertThat(SoftCounters.of(d).get(SoftCounter.UNKNOWN_SOURCE)).as("UNKNOWN_SOURCE of %s", d.name()).isPositive();
             }
-            // Under the fuzz the kernel drops most datagrams at the responder's full receive buffers
-            // (the injections above included: from a few hundred of 2,000 down to none arrive), so
-            // the window check is proved exactly once the fuzzer has stopped: every datagram ahead of
-            // the window from the requester's own sockets is dropped and counted.
-            long outOfWindow = SoftCounters.of(p.b).get(SoftCounter.OUT_OF_WINDOW);
+            // Under the fuzz the kernel may drop some datagrams at the responder's full receive
+            // buffers (the injections above included), so the window check is proved exactly once the
+            // fuzzer has stopped and the last injections of the rounds have been handled: every
+            // datagram ahead of the window from the requester's own sockets is dropped and counted.
+            smallWrite(p, src, dst, -1); // whatever the rounds queued has left behind it
+            long outOfWindow = awaitSettled(p.b, SoftCounter.OUT_OF_WINDOW);
             queueAheadOfWindow(p.tapA, write, QUIET_INJECTIONS, 77);
             sendQueuedInjections(p, src, dst);
             awaitCount(p.b, SoftCounter.OUT_OF_WINDOW, outOfWindow + QUIET_INJECTIONS);
@@ -176,16 +177,27 @@ class UdpFuzzTest {
     private static void queueAheadOfWindow(TapPort tap, byte[] write, int n, long seed) {
         SplittableRandom random = new SplittableRandom(seed);
         for (int i = 0; i < n; i++) {
-            tap.inject(aheadOfWindow(write, random), random.nextBoolean());
+            tap.inject(shifted(write, far(random)), random.nextBoolean());
         }
     }
 
-    /** A copy of {@code write} at least 2^24 PSNs ahead, its piggy-backed ACK flag cleared. */
-    private static byte[] aheadOfWindow(byte[] write, SplittableRandom random) {
+    /**
+     * A PSN distance of 2^24 to 2^30: the transfer moves under a million PSNs, so a PSN this far
+     * from the captured one stays outside the 4096-packet window either way.
+     */
+    private static int far(SplittableRandom random) {
+        return (1 << 24) + random.nextInt((1 << 30) - (1 << 24));
+    }
+
+    /**
+     * A copy of {@code write} whose PSN is {@code delta} further on, its piggy-backed ACK flag
+     * cleared so that no stale cumulative ACK is applied.
+     */
+    private static byte[] shifted(byte[] write, int delta) {
         byte[] d = write.clone();
         MemorySegment s = MemorySegment.ofArray(d);
         setShort(s, FLAGS_OFFSET, (short) (getShort(s, FLAGS_OFFSET) & ~F_ACK));
-        setInt(s, PSN_OFFSET, getInt(s, PSN_OFFSET) + (1 << 24) + random.nextInt((1 << 30) - (1 << 24)));
+        setInt(s, PSN_OFFSET, getInt(s, PSN_OFFSET) + delta);
         return d;
     }
 
@@ -196,12 +208,35 @@ class UdpFuzzTest {
      */
     private static void sendQueuedInjections(UdpDevicePair p, MemoryRegion src, MemoryRegion dst)
             throws InterruptedException {
-        WorkRequest wr = new WorkRequest();
         for (int i = 0; i < 2 * QUIET_INJECTIONS && p.tapA.pendingInjections() > 0; i++) {
-            p.qpA.postSend(wr.clear().wrId(i).opcode(Opcode.RDMA_WRITE).sge(src, 0, 64).remote(RemoteRegion.of(dst), 0));
-            p.awaitSuccesses(p.cqA, 1, 10);
+            smallWrite(p, src, dst, i);
         }
         assertThat(p.tapA.pendingInjections()).as("quiet injections still queued").isZero();
+    }
+
+    /** One 64-byte write from the start of {@code src} to the start of {@code dst}, waited for (10 s at most). */
+    private static void smallWrite(UdpDevicePair p, MemoryRegion src, MemoryRegion dst, long id)
+            throws InterruptedException {
+        p.qpA.postSend(new WorkRequest().wrId(id).opcode(Opcode.RDMA_WRITE).sge(src, 0, 64).remote(RemoteRegion.of(dst), 0));
+        p.awaitSuccesses(p.cqA, 1, 10);
+    }
+
+    /**
+     * Waits until {@code counter} of {@code device} has not moved for 200 ms (at most 10 s) and
+     * returns it: datagrams sent before are handled by then.
+     */
+    private static long awaitSettled(SoftDevice device, SoftCounter counter) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        long value = SoftCounters.of(device).get(counter);
+        while (System.nanoTime() < deadline) {
+            Thread.sleep(200);
+            long now = SoftCounters.of(device).get(counter);
+            if (now == value) {
+                return now;
+            }
+            value = now;
+        }
+        throw new AssertionError(counter + " of " + device.name() + " still moving after 10 s");
     }
 
     /** Waits up to 10 s for {@code counter} of {@code device} to reach {@code value}. */
@@ -270,25 +305,24 @@ class UdpFuzzTest {
 
     /**
      * Queues {@link #PEER_INJECTIONS} mutations of the captured WRITE that the responder must drop
-     * even though they come from the requester's sockets with the right token: PSNs at least 2^24
-     * ahead of or behind the captured one (the transfer moves a few ten thousand PSNs, so they stay
-     * outside the 4096-packet window), unknown types and versions, truncated headers. The
-     * piggy-backed ACK flag is cleared so that no stale cumulative ACK is applied.
+     * even though they come from the requester's sockets with the right token: PSNs {@link #far}
+     * ahead of or behind the captured one, unknown types, truncated headers; each {@link #shifted}
+     * from it, so without the piggy-backed ACK flag.
      */
     private static void queuePeerInjections(TapPort tap, byte[] write, long seed) {
         SplittableRandom random = new SplittableRandom(seed);
         for (int i = 0; i < PEER_INJECTIONS; i++) {
-            byte[] d = write.clone();
-            MemorySegment s = MemorySegment.ofArray(d);
-            setShort(s, FLAGS_OFFSET, (short) (getShort(s, FLAGS_OFFSET) & ~F_ACK));
-            int psn = getInt(s, PSN_OFFSET);
-            int far = (1 << 24) + random.nextInt((1 << 30) - (1 << 24));
-            switch (i % 5) {
-                case 0, 1 -> setInt(s, PSN_OFFSET, psn + far); // ahead: OUT_OF_WINDOW
-                case 2 -> setInt(s, PSN_OFFSET, psn - far); // behind: a duplicate
-                case 3 -> d[TYPE_OFFSET] = (byte) (TYPE_ACK + 1 + random.nextInt(100));
-                default -> d = java.util.Arrays.copyOf(d, random.nextInt(HEADER));
-            }
+            int far = far(random);
+            byte[] d = switch (i % 5) {
+                case 0, 1 -> shifted(write, far); // ahead: OUT_OF_WINDOW
+                case 2 -> shifted(write, -far); // behind: a duplicate
+                case 3 -> {
+                    byte[] t = shifted(write, 0);
+                    t[TYPE_OFFSET] = (byte) (TYPE_ACK + 1 + random.nextInt(100));
+                    yield t;
+                }
+                default -> java.util.Arrays.copyOf(shifted(write, 0), random.nextInt(HEADER));
+            };
             tap.inject(d, random.nextBoolean());
         }
     }
