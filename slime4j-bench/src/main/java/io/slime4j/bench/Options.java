@@ -5,7 +5,7 @@ import java.util.Arrays;
 /** Command-line options of {@link WriteBench}, validated with one-line errors. */
 final class Options {
     int[] sizes = {64 << 10, 1 << 20};
-    long bytes = 2L << 30; // per measured run; the warm-up before it is counted in time ({@link #warmupSeconds})
+    long bytes = 2L << 30; // per measured run; the warm-up before it is counted in time (warmupSeconds)
     int depth = 16;
     int mtu = 0; // from the path: 60 KiB on loopback, which carries such datagrams whole; 1408 at MTU 1500
     int rounds = 3;

@@ -70,7 +70,8 @@
  * (the native backend decodes a source only when it changes). A UDP
  * port never calls the {@code onReceivable} wakeup: an idle agent blocks on the port's
  * {@code readableFds()} (epoll, native backend) or {@code readableChannels()} (a selector, NIO),
- * which turn readable when a datagram arrives. As for every NIO channel, interrupting the
+ * which turn readable when a datagram arrives (an agent that drives ports of both backends, or has
+ * neither epoll nor a selector, parks for its timeout instead). As for every NIO channel, interrupting the
  * thread inside {@code send} or {@code receive} closes a NIO channel; the port then drops
  * everything (logged once). A native socket's descriptor is closed by whoever finishes last, close
  * or a call in progress, so no call can reach a descriptor number reused meanwhile. {@code close} is idempotent; a concurrent {@code send} returns false and a

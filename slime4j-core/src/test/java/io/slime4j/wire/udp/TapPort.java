@@ -19,7 +19,10 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * Everything else is the port's own: how the agent waits for datagrams ({@link #readableFds()}) and
  * whether payloads are gathered from registered memory ({@link #gathers()}), so that the device
  * behaves as it would without the tap (before they were passed on, the agents parked for a second
- * at a time while datagrams waited, and every payload was copied into a packet first).
+ * at a time while datagrams waited, and every payload was copied into a packet first). Except
+ * while injections are queued: each one on the data channel first sends the GSO burst the port
+ * holds, so held datagrams leave alone then, and one on the priority channel may leave before the
+ * held datagram it follows.
  */
 final class TapPort implements WirePort {
     /** Offset of the packet type byte in the engine header (docs/WIRE.md). */
@@ -29,6 +32,7 @@ final class TapPort implements WirePort {
     private final AtomicReferenceArray<byte[]> firstOfType = new AtomicReferenceArray<>(256);
     private final Queue<Injection> injections = new ConcurrentLinkedQueue<>();
     private final AtomicLong injected = new AtomicLong();
+    private final AtomicLong failedInjections = new AtomicLong();
 
     /** A datagram to send from the device's sockets to its peer. */
     record Injection(byte[] bytes, boolean priority) {}
@@ -63,6 +67,11 @@ final class TapPort implements WirePort {
         return injected.get();
     }
 
+    /** Injected datagrams the port refused to send (buffer full, an error, closed). */
+    long failedInjections() {
+        return failedInjections.get();
+    }
+
     @Override
     public UdpAddress localAddress() {
         return port.localAddress();
@@ -95,8 +104,8 @@ final class TapPort implements WirePort {
 
     @Override
     public boolean send(WireAddress to, MemorySegment packet, int length, boolean priority) {
+        boolean sent = port.send(to, packet, length, priority); // checks the arguments first
         capture(packet, length, null, 0, 0);
-        boolean sent = port.send(to, packet, length, priority);
         inject(to);
         return sent;
     }
@@ -110,8 +119,8 @@ final class TapPort implements WirePort {
     @Override
     public boolean send(WireAddress to, MemorySegment header, int headerLength, MemorySegment payload,
                         long payloadOffset, int payloadLength, boolean priority) {
-        capture(header, headerLength, payload, payloadOffset, payloadLength);
         boolean sent = port.send(to, header, headerLength, payload, payloadOffset, payloadLength, priority);
+        capture(header, headerLength, payload, payloadOffset, payloadLength); // both parts unchanged until a flush
         inject(to);
         return sent;
     }
@@ -140,8 +149,11 @@ final class TapPort implements WirePort {
             if (injection == null) {
                 break;
             }
-            port.send(to, MemorySegment.ofArray(injection.bytes()), injection.bytes().length, injection.priority());
-            injected.incrementAndGet();
+            if (port.send(to, MemorySegment.ofArray(injection.bytes()), injection.bytes().length, injection.priority())) {
+                injected.incrementAndGet();
+            } else {
+                failedInjections.incrementAndGet();
+            }
         }
     }
 

@@ -212,6 +212,7 @@ class UdpFuzzTest {
             smallWrite(p, src, dst, i);
         }
         assertThat(p.tapA.pendingInjections()).as("quiet injections still queued").isZero();
+        assertThat(p.tapA.failedInjections()).as("injections the port refused to send").isZero();
     }
 
     /** One 64-byte write from the start of {@code src} to the start of {@code dst}, waited for (10 s at most). */
