@@ -146,7 +146,11 @@ abstract class Side {
      * system, so no figure is the JIT's.
      */
     void warmBandwidth(WarmRound round) throws Exception {
-        long until = warmUntil();
+        warm(warmUntil(), round);
+    }
+
+    /** Runs {@code round} until {@code until} (a {@link System#nanoTime()}) has passed, at least once. */
+    static void warm(long until, WarmRound round) throws Exception {
         do {
             round.run();
         } while (stillWarming(until));

@@ -122,7 +122,7 @@ public final class WriteBench {
             for (int i = 0; i < o.sizes.length; i++) {
                 int size = o.sizes[i];
                 int count = (int) (o.bytes / size);
-                warm(warmUntil, () -> s.round(size, count)); // a fresh pair of JVMs compiles its hot paths first
+                Side.warm(warmUntil, () -> s.round(size, count)); // a fresh pair of JVMs compiles its hot paths first
                 slime[i][r] = (double) size * count / (s.round(size, count) / 1e3);
             }
             return s.counters();
@@ -150,17 +150,10 @@ public final class WriteBench {
             for (int i = 0; i < o.sizes.length; i++) {
                 int size = o.sizes[i];
                 int count = (int) (o.bytes / size);
-                warm(warmUntil, () -> client.round(size, count)); // as for slime4j
+                Side.warm(warmUntil, () -> client.round(size, count)); // as for slime4j
                 tcp[i][r] = (double) size * count / (client.round(size, count) / 1e3);
             }
         }
-    }
-
-    /** Runs {@code round} until {@code until} (a {@link System#nanoTime()}) has passed, at least once. */
-    private static void warm(long until, Side.WarmRound round) throws Exception {
-        do {
-            round.run();
-        } while (Side.stillWarming(until));
     }
 
     private static double median(double[] values) {

@@ -87,7 +87,7 @@ final class DirectCopy {
                 return null; // the responder reports it
             }
             long target = offset + at;
-            if (target < 0 || target > file.byteSize() - w.length) {
+            if (!inBounds(target, w.length, 0, file.byteSize())) { // w.length > 0, checked above
                 return null; // the export names more than the peer's file holds: the responder reports it
             }
             if (!localAlive(w)) {

@@ -85,7 +85,7 @@ final class PeerMemory {
                 peerMemory = mappedFile(entry, sge, fd);
                 // the entry's words are the peer's: read once, checked, then used
                 peerOffset = entry.get(ValueLayout.JAVA_LONG, sge + Layout.S_OFFSET) + offset;
-                if (peerOffset < 0 || len < 0 || peerOffset > peerMemory.byteSize() - len) {
+                if (!DirectCopy.inBounds(peerOffset, len, 0, peerMemory.byteSize())) { // len checked above
                     throw new PeerAccessException("the requester's entry names bytes " + peerOffset + ".."
                             + (peerOffset + len) + " of a shared file of " + peerMemory.byteSize());
                 }

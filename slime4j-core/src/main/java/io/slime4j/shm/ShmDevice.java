@@ -519,9 +519,9 @@ public final class ShmDevice implements VerbsDevice {
         while (!closed) {
             int seen = Doorbell.value(file); // before the cycle: a ring during it is not lost
             long now = System.nanoTime();
-            if (config.busyPoll() && waitersDrive(now) && missedLooks < MAX_MISSED_LOOKS && closing.isEmpty()
-                    && !progress.handedOff()) {
-                if (!progress.tryAcquire()) {
+            if (!progress.tryAcquire()) {
+                if (config.busyPoll() && waitersDrive(now) && missedLooks < MAX_MISSED_LOOKS && closing.isEmpty()
+                        && !progress.handedOff()) {
                     // A look-in while a waiter drives, and another thread holds the right (the waiter, most
                     // often): its cycles run what this one would (every queue pair with work or timers).
                     // Waiting for the lock instead parked this thread and made the holder's next release
@@ -533,7 +533,6 @@ public final class ShmDevice implements VerbsDevice {
                     restWhileDriven();
                     continue;
                 }
-            } else if (!progress.tryAcquire()) {
                 lockWaits++; // the agent's own field: no lost update
                 progress.acquire();
             }

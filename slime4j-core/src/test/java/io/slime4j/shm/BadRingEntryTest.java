@@ -2,12 +2,9 @@ package io.slime4j.shm;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.slime4j.verbs.AccessFlags;
 import io.slime4j.verbs.CompletionQueue;
 import io.slime4j.verbs.MemoryRegion;
 import io.slime4j.verbs.Opcode;
-import io.slime4j.verbs.ProtectionDomain;
-import io.slime4j.verbs.QpConfig;
 import io.slime4j.verbs.QueuePair;
 import io.slime4j.verbs.WcStatus;
 import io.slime4j.verbs.WorkCompletion;
@@ -29,19 +26,14 @@ import org.junit.jupiter.api.Timeout;
 class BadRingEntryTest {
     @Test
     void aSendOfNegativeLengthIsNakedAndNoReceiveCompletes() throws Exception {
-        try (Arena arena = Arena.ofShared();
-             ShmDevice a = ShmDevice.open(ShmConfig.builder().name("bad-entry-a").build());
-             ShmDevice b = ShmDevice.open(ShmConfig.builder().name("bad-entry-b").build())) {
-            ProtectionDomain pdA = a.allocateProtectionDomain();
-            ProtectionDomain pdB = b.allocateProtectionDomain();
-            MemoryRegion src = pdA.register(SharedMemory.allocate(4096, arena), AccessFlags.ALL);
-            MemoryRegion dst = pdB.register(SharedMemory.allocate(4096, arena), AccessFlags.ALL);
-            CompletionQueue scq = a.createCompletionQueue(16);
-            CompletionQueue rcq = b.createCompletionQueue(16);
-            QueuePair qa = a.createQueuePair(pdA, QpConfig.defaults(), scq, a.createCompletionQueue(16));
-            QueuePair qb = b.createQueuePair(pdB, QpConfig.defaults(), b.createCompletionQueue(16), rcq);
-            qa.connect(qb.localInfo());
-            qb.connect(qa.localInfo());
+        try (Arena arena = Arena.ofShared(); ShmPair c = ShmPair.open("bad-entry", false, arena)) {
+            ShmDevice b = c.b();
+            MemoryRegion src = c.src();
+            MemoryRegion dst = c.dst();
+            CompletionQueue scq = c.scq();
+            CompletionQueue rcq = c.rcq();
+            QueuePair qa = c.qa();
+            QueuePair qb = c.qb();
             WorkRequest wr = new WorkRequest();
             WorkCompletion[] wcs = WorkCompletion.array(4);
             qb.postRecv(wr.clear().wrId(100).sge(dst, 0, 64));

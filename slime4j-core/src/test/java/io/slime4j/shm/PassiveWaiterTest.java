@@ -2,14 +2,8 @@ package io.slime4j.shm;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.slime4j.verbs.AccessFlags;
 import io.slime4j.verbs.CompletionQueue;
-import io.slime4j.verbs.MemoryRegion;
 import io.slime4j.verbs.Opcode;
-import io.slime4j.verbs.ProtectionDomain;
-import io.slime4j.verbs.QpConfig;
-import io.slime4j.verbs.QueuePair;
-import io.slime4j.verbs.RemoteRegion;
 import io.slime4j.verbs.WorkCompletion;
 import io.slime4j.verbs.WorkRequest;
 import java.lang.foreign.Arena;
@@ -32,11 +26,11 @@ class PassiveWaiterTest {
     @ParameterizedTest(name = "busyPoll={0}")
     @ValueSource(booleans = {false, true})
     void aCompletionWakesTheActiveWaiterAndNotThePassiveOneWhichALaterPushWakes(boolean busy) throws Exception {
-        try (Arena arena = Arena.ofShared(); Connected c = Connected.open("passive", busy, arena)) {
-            CompletionQueue rcq = c.rcq;
+        try (Arena arena = Arena.ofShared(); ShmPair c = ShmPair.open("passive", busy, arena)) {
+            CompletionQueue rcq = c.rcq();
             assertThat(rcq.drivenByWaiters()).as("waiters drive a busy-polling device only").isEqualTo(busy);
             for (int i = 0; i < 2; i++) {
-                c.qb.postRecv(new WorkRequest().wrId(100 + i).sge(c.dst, 64L * i, 64));
+                c.qb().postRecv(new WorkRequest().wrId(100 + i).sge(c.dst(), 64L * i, 64));
             }
 
             CompletableFuture<Boolean> passive = passiveWaiter(rcq);
@@ -48,13 +42,13 @@ class PassiveWaiterTest {
                 }
             });
             Thread.sleep(100); // both wait
-            c.qa.postSend(new WorkRequest().wrId(1).opcode(Opcode.SEND).sge(c.src, 0, 64));
+            c.qa().postSend(new WorkRequest().wrId(1).opcode(Opcode.SEND).sge(c.src(), 0, 64));
 
             assertThat(active.get(10, TimeUnit.SECONDS)).as("the active waiter woke").isTrue();
             Thread.sleep(200);
             assertThat(passive).as("the passive waiter sleeps on").isNotDone();
 
-            c.qa.postSend(new WorkRequest().wrId(2).opcode(Opcode.SEND).sge(c.src, 0, 64));
+            c.qa().postSend(new WorkRequest().wrId(2).opcode(Opcode.SEND).sge(c.src(), 0, 64));
 
             assertThat(passive.get(10, TimeUnit.SECONDS)).as("a push with no active waiter wakes it").isTrue();
             WorkCompletion[] wcs = WorkCompletion.array(2);
@@ -74,8 +68,8 @@ class PassiveWaiterTest {
      */
     @Test
     void aPostThatCompletesAtOnceWakesNoPassiveWaiterWhileItsPosterPolls() throws Exception {
-        try (Arena arena = Arena.ofShared(); Connected c = Connected.open("inline", false, arena)) {
-            CompletionQueue scq = c.scq;
+        try (Arena arena = Arena.ofShared(); ShmPair c = ShmPair.open("inline", false, arena)) {
+            CompletionQueue scq = c.scq();
             assertThat(scq.completesOnPost()).isTrue();
 
             WorkCompletion[] wcs = WorkCompletion.array(4);
@@ -85,7 +79,7 @@ class PassiveWaiterTest {
                 Thread.sleep(100); // it sleeps
                 scq.beginPolling();
                 try {
-                    c.qa.postSend(c.write(1, 0));
+                    c.qa().postSend(c.write(1, 0));
                 } finally {
                     scq.endPolling();
                 }
@@ -102,7 +96,7 @@ class PassiveWaiterTest {
                 assertThat(scq.poll(wcs)).as("completed inside the post").isEqualTo(1);
                 assertThat(wcs[0].isSuccess()).isTrue();
 
-                c.qa.postSend(c.write(2, 64));
+                c.qa().postSend(c.write(2, 64));
                 assertThat(passive.get(10, TimeUnit.SECONDS)).as("a post without it wakes the passive waiter")
                         .isTrue();
                 assertThat(scq.poll(wcs)).isEqualTo(1);
@@ -121,37 +115,5 @@ class PassiveWaiterTest {
             }
         });
         return passive;
-    }
-
-    /** Two shm devices of this process, a queue pair on each connected to the other, a 4 KiB exported region on each. */
-    private record Connected(ShmDevice a, ShmDevice b, MemoryRegion src, MemoryRegion dst, CompletionQueue scq,
-                             CompletionQueue rcq, QueuePair qa, QueuePair qb) implements AutoCloseable {
-        static Connected open(String name, boolean busy, Arena arena) {
-            ShmDevice a = ShmDevice.open(ShmConfig.builder().name(name + "-a").busyPoll(busy).build());
-            ShmDevice b = ShmDevice.open(ShmConfig.builder().name(name + "-b").busyPoll(busy).build());
-            ProtectionDomain pdA = a.allocateProtectionDomain();
-            ProtectionDomain pdB = b.allocateProtectionDomain();
-            MemoryRegion src = pdA.register(SharedMemory.allocate(4096, arena), AccessFlags.ALL);
-            MemoryRegion dst = pdB.register(SharedMemory.allocate(4096, arena), AccessFlags.ALL);
-            CompletionQueue scq = a.createCompletionQueue(64);
-            CompletionQueue rcq = b.createCompletionQueue(64);
-            QueuePair qa = a.createQueuePair(pdA, QpConfig.defaults(), scq, a.createCompletionQueue(64));
-            QueuePair qb = b.createQueuePair(pdB, QpConfig.defaults(), b.createCompletionQueue(64), rcq);
-            qa.connect(qb.localInfo());
-            qb.connect(qa.localInfo());
-            return new Connected(a, b, src, dst, scq, rcq, qa, qb);
-        }
-
-        /** A 64-byte RDMA WRITE from {@code src} into the peer's exported {@code dst} at {@code offset}. */
-        WorkRequest write(long wrId, long offset) {
-            return new WorkRequest().wrId(wrId).opcode(Opcode.RDMA_WRITE).sge(src, 0, 64)
-                    .remote(RemoteRegion.of(dst), offset);
-        }
-
-        @Override
-        public void close() {
-            a.close();
-            b.close();
-        }
     }
 }
