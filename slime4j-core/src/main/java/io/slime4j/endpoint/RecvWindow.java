@@ -60,6 +60,9 @@ final class RecvWindow {
         this.buffer = buffer;
         this.base = base;
         this.entries = new MemorySegment[buffer == null ? 0 : size];
+        for (int e = 0; e < entries.length; e++) { // sliced once here, not on the path of every arrival
+            entries[e] = buffer.segment().asSlice(base + (long) e * entryBytes, entryBytes);
+        }
     }
 
     /** Posts entries 0..n-1 (at connect, before the queue pair can receive anything). */
@@ -96,10 +99,6 @@ final class RecvWindow {
 
     /** The buffer of an entry (a meta entry, or a data entry's bounce buffer). */
     MemorySegment entry(int entry) {
-        MemorySegment e = entries[entry];
-        if (e == null) { // the dispatching threads may both slice it: either slice is the same view
-            e = entries[entry] = buffer.segment().asSlice(base + (long) entry * entryBytes, entryBytes);
-        }
-        return e;
+        return entries[entry];
     }
 }
