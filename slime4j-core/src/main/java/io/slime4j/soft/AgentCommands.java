@@ -19,14 +19,17 @@ final class AgentCommands {
     private final String device;
     private final ProgressAgent agent;
     private final DutyCycle duty;
+    /** Wakes whoever runs the device's next cycle: its agent, or a waiter blocked on its sockets. */
+    private final Runnable nudge;
     private final ConcurrentLinkedQueue<Runnable> queue = new ConcurrentLinkedQueue<>();
     /** Set once the agent no longer drives the device: work then runs on the calling thread. */
     private volatile boolean detached;
 
-    AgentCommands(String device, ProgressAgent agent, DutyCycle duty) {
+    AgentCommands(String device, ProgressAgent agent, DutyCycle duty, Runnable nudge) {
         this.device = device;
         this.agent = agent;
         this.duty = duty;
+        this.nudge = nudge;
     }
 
     /** From now on no agent drives the device: commands run on their callers. */
@@ -45,7 +48,7 @@ final class AgentCommands {
             return;
         }
         queue.add(command);
-        agent.nudge();
+        nudge.run();
     }
 
     /**
@@ -57,7 +60,7 @@ final class AgentCommands {
         if (onCaller()) {
             return;
         }
-        if (!duty.awaitCycles(2, QUIESCENCE_TIMEOUT_NANOS, agent::nudge, agent::isRunning)) {
+        if (!duty.awaitCycles(2, QUIESCENCE_TIMEOUT_NANOS, nudge, agent::isRunning)) {
             LOG.warn("device {}: agent did not complete a cycle within 5 s during deregistration", device);
         }
     }

@@ -250,6 +250,23 @@ final class DutyCycle {
      * given at construction, an {@link Error} propagates.
      */
     boolean driveUntil(BooleanSupplier ready, long deadline) throws InterruptedException {
+        return driveUntil(ready, deadline, SPIN);
+    }
+
+    /** What a driving waiter does after a cycle that did no work, given the time left to its deadline. */
+    @FunctionalInterface
+    interface Idle {
+        void idle(long remainingNanos);
+    }
+
+    private static final Idle SPIN = remaining -> Thread.onSpinWait();
+
+    /**
+     * As {@link #driveUntil(BooleanSupplier, long)}, but after a cycle that did no work (or while
+     * another thread holds the right) it calls {@code idle} instead of spinning: a default device's
+     * waiter blocks on the device's sockets there ({@link WaiterBlock}).
+     */
+    boolean driveUntil(BooleanSupplier ready, long deadline, Idle idle) throws InterruptedException {
         WAITERS.getAndAdd(this, 1);
         try {
             while (!ready.getAsBoolean()) {
@@ -263,8 +280,8 @@ final class DutyCycle {
                     waiterError.accept(e);
                     done = 0;
                 }
-                if (done <= 0) {
-                    Thread.onSpinWait();
+                if (done <= 0 && !ready.getAsBoolean()) {
+                    idle.idle(deadline - System.nanoTime());
                 }
                 if (Thread.interrupted()) {
                     throw new InterruptedException();

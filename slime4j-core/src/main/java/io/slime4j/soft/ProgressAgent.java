@@ -63,6 +63,14 @@ final class ProgressAgent implements Runnable {
      */
     static final long ACK_OWED_REST_NANOS = 1_000_000;
     static final long STAND_ASIDE_MAX_NANOS = 10_000_000;
+    /**
+     * The longest rest of a default (backing-off) agent while waiters blocked on the sockets drive
+     * its devices ({@link WaiterBlock}): datagrams that arrive after the application stopped waiting
+     * wait at most about twice this for the agent. A wake-up at most every millisecond while a
+     * waiter drives costs next to nothing.
+     */
+    static final long BLOCKING_STAND_ASIDE_MAX_NANOS = 1_000_000;
+    private final long restMaxNanos;
     private long restNanos = STAND_ASIDE_NANOS;
     /** The busy-spinning agent rests ({@link #rest}); {@link #restCut} asks it to stop. */
     private volatile boolean resting;
@@ -105,6 +113,16 @@ final class ProgressAgent implements Runnable {
         this.name = name;
         this.busySpin = busySpin;
         this.maxParkNanos = maxIdlePark.toNanos();
+        this.restMaxNanos = busySpin ? STAND_ASIDE_MAX_NANOS : BLOCKING_STAND_ASIDE_MAX_NANOS;
+    }
+
+    /**
+     * Whether the agent rests now, standing aside while waiters drive its devices: a poster on a
+     * default device then runs the cycle itself ({@link SoftDevice#onPosted}). Read after
+     * {@link #wakeup()}: a Dekker pair with the rest's start.
+     */
+    boolean resting() {
+        return resting;
     }
 
     String name() {
@@ -360,26 +378,31 @@ final class ProgressAgent implements Runnable {
     private void rest() {
         standingAside = true;
         staleAckOwed(); // marks where each device's cycles stand as the rest begins
-        resting = true; // then read restCut: a Dekker pair with endRest()
-        if (!restCut) {
+        resting = true; // then read restCut (and wakePending): Dekker pairs with endRest() and a default device's posts
+        // a default agent's rest does not begin when a post came before the poster could see it resting
+        boolean posted = !busySpin && wakePending;
+        if (!restCut && !posted) {
             LockSupport.parkNanos(this, requestedAckOwed() ? Math.min(restNanos, ACK_OWED_REST_NANOS) : restNanos);
+            if (!busySpin) {
+                // posts made meanwhile saw it resting and ran their cycles themselves: a cycle of the agent's for
+                // them would only take a datagram its waiter waits for (a hand-off: the round trip's p99)
+                wakePending = false;
+            }
         }
         resting = false;
-        restWasCut = restCut;
+        restWasCut = restCut || posted;
         restCut = false;
-        restNanos = Math.min(restNanos * 2, STAND_ASIDE_MAX_NANOS);
+        restNanos = Math.min(restNanos * 2, restMaxNanos);
     }
 
     /**
-     * {@link #wakeup}, and also ends a busy-spinning agent's rest: for what must run soon whether or
+     * {@link #wakeup}, and also ends the agent's rest: for what must run soon whether or
      * not waiters drive (commands, quiescence, detaching, a queue pair entering ERR), not for
      * arrivals and receive posts, which the waiters handle.
      */
     void nudge() {
         wakeup();
-        if (busySpin) {
-            endRest();
-        }
+        endRest();
     }
 
     /**
@@ -412,7 +435,7 @@ final class ProgressAgent implements Runnable {
     }
 
     /**
-     * Ends a busy-spinning agent's rest now: work was posted that no cycle may send soon (a post
+     * Ends the agent's rest now: work was posted that no cycle may send soon (a post
      * came during the extra cycle a holder ran for an earlier one, {@link DutyCycle}), or something
      * must run soon ({@link #nudge}). A system call only while the agent rests.
      */
@@ -427,6 +450,13 @@ final class ProgressAgent implements Runnable {
     }
 
     private void idle(int work) {
+        if (!busySpin && work == 0 && idleCount >= SPINS && waitersServeAll()) {
+            // waiters blocked on the sockets drive every device (WaiterBlock): they are woken by the
+            // datagrams, and an agent blocked on the same sockets would be woken by each one too
+            idleCount = 0;
+            rest();
+            return;
+        }
         if (work > 0 || busySpin) {
             idleCount = 0;
             parkNanos = MIN_PARK_NANOS;
@@ -437,6 +467,8 @@ final class ProgressAgent implements Runnable {
                     restNanos = STAND_ASIDE_NANOS;
                     Thread.onSpinWait();
                 }
+            } else {
+                restNanos = STAND_ASIDE_NANOS;
             }
             return;
         }

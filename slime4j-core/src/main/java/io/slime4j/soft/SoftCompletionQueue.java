@@ -137,6 +137,9 @@ final class SoftCompletionQueue implements CompletionQueue, CompletionWakeups.Wa
         ssn[i] = sendSsn;
         owner.countersSet().increment(Counter.COMPLETIONS_GENERATED); // before it can be polled
         TAIL.setVolatile(this, t + 1); // volatile, then read waiters: a Dekker pair with awaitReady()
+        if (drivers > 0) {
+            device.wakeBlockedWaiter(); // a system call only while a waiter is blocked on the sockets
+        }
         if (waiters > 0 || passiveWaiters > 0 && drivers == 0) {
             if (device.duty().heldByCurrentThread() && device.wakeups().isOpen()) {
                 device.wakeups().owe(this); // woken at the cycle's end, once, before its held datagrams leave
@@ -167,6 +170,7 @@ final class SoftCompletionQueue implements CompletionQueue, CompletionWakeups.Wa
 
     /** Unparks every blocked thread, active or passive (the queue overflowed or closed). */
     private void wakeEveryone() {
+        device.wakeBlockedWaiter();
         sleepers.wakeAll();
         passiveSleepers.wakeAll();
     }
@@ -268,6 +272,18 @@ final class SoftCompletionQueue implements CompletionQueue, CompletionWakeups.Wa
                 DRIVERS.getAndAdd(this, -1);
             }
         }
+        WaiterBlock block = mayDrive ? device.waiterBlock() : null;
+        if (block != null && !device.duty().heldByCurrentThread() && block.tryEnter()) {
+            // a default device: the waiter runs the cycles and blocks on the device's sockets itself, so the
+            // datagram that completes the wait wakes this thread, not the agent that would then wake it
+            DRIVERS.getAndAdd(this, 1); // then re-read the tail (ready): a Dekker pair with push()
+            try {
+                return device.driveBlocking(readyOrClosed, deadline) && ready();
+            } finally {
+                DRIVERS.getAndAdd(this, -1);
+                block.leave();
+            }
+        }
         ParkedThreads set = mayDrive ? sleepers : passiveSleepers;
         VarHandle count = mayDrive ? WAITERS : PASSIVE;
         Thread me = Thread.currentThread();
@@ -296,19 +312,25 @@ final class SoftCompletionQueue implements CompletionQueue, CompletionWakeups.Wa
     }
 
     /**
-     * On a device whose waiters drive it (busy-polling): a post that is not held for the next cycle
-     * runs a duty cycle on the posting thread ({@link SoftDevice#onPosted}), and what that cycle takes
-     * in (ACKs, messages) completes requests before the post returns.
+     * On a device whose waiters drive it (busy-polling, or a default device whose waiters block on
+     * its sockets, {@link WaiterBlock}): a post runs a duty cycle on the posting thread, always when
+     * busy-polling and while a waiter drives or the agent stands aside otherwise
+     * ({@link SoftDevice#onPosted}), and what that cycle takes in (ACKs, messages) completes
+     * requests before the post returns.
      */
     @Override
     public boolean completesOnPost() {
-        return device.duty().waitersDrive();
+        return drivenByWaiters();
     }
 
-    /** True on a device whose waiters drive it ({@link DutyCycle#waitersDrive}). */
+    /**
+     * True on a device whose waiters drive it: busy-polling ({@link DutyCycle#waitersDrive}), or a
+     * default device whose waiters block on its sockets ({@link SoftDevice#waiterBlock}), whose
+     * agent stands aside while they do.
+     */
     @Override
     public boolean drivenByWaiters() {
-        return device.duty().waitersDrive();
+        return device.waitersDrive();
     }
 
     /** Counted with the threads that drive the device ({@link #drivers}) until {@link #endPolling()}: a Dekker pair with push(). */

@@ -26,10 +26,15 @@ import java.time.Duration;
  * @param coalesceLimit     packets up to this size (header included) for the same peer leave
  *                          together in one datagram at the end of the agent's turn, up to the
  *                          path's datagram size; 0 sends every packet on its own
+ * @param blockingWaiters   without {@code busySpin}: a thread waiting for a completion runs the
+ *                          device's cycles and blocks on its sockets itself (epoll, where the wire
+ *                          offers descriptors), so the datagram that completes the wait wakes it
+ *                          directly; false leaves every datagram to the agent, which wakes the
+ *                          waiter (one more wake-up per completion)
  */
 public record SoftConfig(String name, int sendWindow, Duration ackDelay, int ackEvery, int tinyMessageSize,
                          int initialCongestionWindow, boolean busySpin, Duration maxIdlePark, Duration timerTick,
-                         int coalesceLimit) {
+                         int coalesceLimit, boolean blockingWaiters) {
 
     public SoftConfig {
         if (name == null) {
@@ -84,6 +89,7 @@ public record SoftConfig(String name, int sendWindow, Duration ackDelay, int ack
         private Duration maxIdlePark = Duration.ofNanos(50_000);
         private Duration timerTick = Duration.ofNanos(100_000);
         private int coalesceLimit = 2048;
+        private boolean blockingWaiters = true;
 
         public Builder name(String v) { name = v; return this; }
         public Builder sendWindow(int v) { sendWindow = v; return this; }
@@ -95,10 +101,11 @@ public record SoftConfig(String name, int sendWindow, Duration ackDelay, int ack
         public Builder maxIdlePark(Duration v) { maxIdlePark = v; return this; }
         public Builder timerTick(Duration v) { timerTick = v; return this; }
         public Builder coalesceLimit(int v) { coalesceLimit = v; return this; }
+        public Builder blockingWaiters(boolean v) { blockingWaiters = v; return this; }
 
         public SoftConfig build() {
             return new SoftConfig(name, sendWindow, ackDelay, ackEvery, tinyMessageSize, initialCongestionWindow,
-                    busySpin, maxIdlePark, timerTick, coalesceLimit);
+                    busySpin, maxIdlePark, timerTick, coalesceLimit, blockingWaiters);
         }
     }
 }

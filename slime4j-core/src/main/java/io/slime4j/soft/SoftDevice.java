@@ -57,6 +57,10 @@ public final class SoftDevice implements VerbsDevice {
     private volatile SoftQueuePair[] queuePairs = new SoftQueuePair[0];
     private final SoftQueuePair[] byQpn = new SoftQueuePair[MAX_QPS + 1];
     private final PacketDispatcher dispatcher;
+    /** Where a waiter of a default device blocks on its sockets itself; null when busy-polling or without descriptors. */
+    private final WaiterBlock waiterBlock;
+    /** Whether the last cycle ended with nothing timed pending ({@link #quiet}); written by the cycle's holder. */
+    private volatile boolean quietAfterCycle = true;
     private int nextQpn = 1;
     private final JmxCounters jmx;
     private volatile boolean closed;
@@ -80,7 +84,8 @@ public final class SoftDevice implements VerbsDevice {
             counters.increment(io.slime4j.verbs.Counter.AGENT_ERRORS);
             LOG.warn("a thread driving {} while it waited caught an exception; continuing", name, e);
         }, agent::endRest);
-        this.commands = new AgentCommands(name, agent, duty);
+        this.waiterBlock = agent.busySpin() || !config.blockingWaiters() ? null : WaiterBlock.forPort(port);
+        this.commands = new AgentCommands(name, agent, duty, this::nudge);
         this.jmx = JmxCounters.register(counters, "io.slime4j:type=SoftDevice,name=" + JmxCounters.quote(name));
         if (!driven) {
             commands.detach(); // no thread: commands run on their callers, the caller runs the duty cycle
@@ -260,6 +265,9 @@ public final class SoftDevice implements VerbsDevice {
         if (jmx != null) {
             jmx.unregister();
         }
+        if (waiterBlock != null) {
+            waiterBlock.close(); // before the port: no thread is left blocked on its descriptors
+        }
         port.close();
         LOG.debug("device {} closed; counters {}", name, counters);
     }
@@ -302,14 +310,65 @@ public final class SoftDevice implements VerbsDevice {
         return port.resolve(address);
     }
 
+    /** Wakes whoever runs the next cycle: the agent, or a waiter blocked on the sockets ({@link WaiterBlock}). */
     void wakeup() {
         agent.wakeup();
+        wakeBlockedWaiter();
     }
 
-    /** Wakes the agent, also from a busy-polling agent's rest: something must run soon (see {@link ProgressAgent#nudge}). */
+    /**
+     * Wakes the agent, also from a busy-polling agent's rest, and a waiter blocked on the sockets:
+     * something must run soon (see {@link ProgressAgent#nudge}).
+     */
     void nudge() {
         agent.nudge();
+        wakeBlockedWaiter();
     }
+
+    /** Ends the block of a waiter blocked on this device's sockets, if one is; no system call otherwise. */
+    void wakeBlockedWaiter() {
+        WaiterBlock b = waiterBlock;
+        if (b != null) {
+            b.wake();
+        }
+    }
+
+    /**
+     * Whether threads that wait for this device's completions run its cycles: busy-polling
+     * ({@link DutyCycle#waitersDrive}), or a default device whose waiters block on its sockets
+     * ({@link WaiterBlock}). Its agent then stands aside while they do, and a receiver's reply
+     * usually carries the ACK its request asked for ({@link AckScheduler}).
+     */
+    boolean waitersDrive() {
+        return duty.waitersDrive() || waiterBlock != null;
+    }
+
+    /** Where a waiter of this default device may block on its sockets ({@link WaiterBlock}), or null. */
+    WaiterBlock waiterBlock() {
+        return waiterBlock;
+    }
+
+    /**
+     * A waiter that holds the {@link WaiterBlock} runs this device's cycles until {@code ready}
+     * holds or {@code deadline} passes, blocking on the sockets after a cycle that did no work: for
+     * as long as the agent would ({@link SoftConfig#maxIdlePark()} while something timed is pending),
+     * or up to {@link #QUIET_BLOCK_NANOS} when the last cycle found the device quiet.
+     */
+    boolean driveBlocking(java.util.function.BooleanSupplier ready, long deadline) throws InterruptedException {
+        WaiterBlock b = waiterBlock;
+        long park = config.maxIdlePark().toNanos();
+        return duty.driveUntil(ready, deadline, remaining -> {
+            boolean quiet = quietAfterCycle;
+            long bound = quiet ? QUIET_BLOCK_NANOS : park;
+            b.block(Math.max(0, Math.min(remaining, bound)), quiet && remaining > park, ready);
+        });
+    }
+
+    /**
+     * The longest block of a waiter on a quiet device's sockets: a bound for an interrupt to be seen
+     * and for a device closing under it, not a period (a cycle that arms a timer wakes it).
+     */
+    static final long QUIET_BLOCK_NANOS = 10_000_000;
 
     /**
      * Whether, at the end of the last cycle, a queue pair owed an ACK the peer asked for at once
@@ -332,7 +391,13 @@ public final class SoftDevice implements VerbsDevice {
      */
     void onPosted(boolean mayHold) {
         if (!duty.waitersDrive()) {
-            agent.wakeup();
+            agent.wakeup(); // then read whether a waiter drives: a Dekker pair with the agent's rest
+            if (!duty.drivenByWaiter() && !agent.resting()) {
+                return;
+            }
+            // a waiter blocked on the sockets drives this device (its agent skips it or rests): the post
+            // leaves from here rather than wait for that waiter's next cycle
+            duty.runForPoster();
         } else if (mayHold) {
             duty.holdForPoster();
         } else {
@@ -407,6 +472,11 @@ public final class SoftDevice implements VerbsDevice {
      */
     int doPostedWork(long nowNanos) {
         int work = cycle(nowNanos, false);
+        if (!duty.waitersDrive()) {
+            // a default device's poster (its waiter drives, or its agent stands aside): the poster waits
+            // next or the agent takes the ACKs in, so its post costs no receive (two system calls a trip)
+            return work;
+        }
         return work + cycle(nowNanos, true);
     }
 
@@ -420,11 +490,14 @@ public final class SoftDevice implements VerbsDevice {
             }
             work += timers.poll(nowNanos, timeoutHandler);
             boolean ackOwed = false;
+            boolean quiet = true;
             for (SoftQueuePair qp : queuePairs) {
                 work += qp.doWork(nowNanos);
                 ackOwed |= qp.owesRequestedAck();
+                quiet &= qp.quiet();
             }
             requestedAckOwed = ackOwed;
+            noteQuiet(quiet && timers.isEmpty() && commands.isEmpty());
             // the threads waiting for the cycle's completions, once each, before the held datagrams
             // leave: a round trip's waiter does not wait for the ACK's system call (quiet A/B in
             // docs/PERFORMANCE.md: p50 52 -> 44 us against 66 us when woken after the flush)
@@ -434,6 +507,19 @@ public final class SoftDevice implements VerbsDevice {
             return work;
         } finally {
             wakeups.flush(); // what a cycle that threw still owes (nothing otherwise)
+        }
+    }
+
+    /**
+     * Records whether the cycle ended quiet, for a waiter's next block ({@link #driveBlocking}); a
+     * cycle that made a quiet device busy (a post armed a timer) wakes a waiter blocked for long.
+     */
+    private void noteQuiet(boolean quiet) {
+        if (quiet != quietAfterCycle) {
+            quietAfterCycle = quiet;
+        }
+        if (!quiet && waiterBlock != null && waiterBlock.blockedLong()) {
+            waiterBlock.wake();
         }
     }
 

@@ -132,11 +132,11 @@ public abstract class CompletionAndCounterConformance extends ConformanceSuite {
         assertThat(interrupted.get()).as("an interrupted awaitReady").isInstanceOf(InterruptedException.class);
     }
 
-    /** Waits until {@code waiter} is blocked in awaitReady, or, where waiters spin, has run into it a while. */
+    /** Waits until {@code waiter} is parked in awaitReady, or, where waiters look running (spinning, or in epoll), has run into it a while. */
     private void awaitWaiting(Thread waiter, String what) throws InterruptedException {
-        if (waitersSpin()) {
+        if (waitersLookRunnable()) {
             Completions.awaitCondition(() -> waiter.getState() == Thread.State.RUNNABLE, Duration.ofSeconds(10), what);
-            Thread.sleep(50); // spinning in awaitReady by now (nothing else to run after its start)
+            Thread.sleep(50); // in awaitReady by now (nothing else to run after its start)
             assertThat(waiter.isAlive()).as(what + ": still waiting").isTrue();
             return;
         }

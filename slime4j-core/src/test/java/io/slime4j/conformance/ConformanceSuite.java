@@ -72,11 +72,12 @@ public abstract class ConformanceSuite {
         return fixture.qpConfig();
     }
 
-    /** Whether the fixture's wire loses, duplicates or reorders packets. */
-    protected final boolean waitersSpin() {
-        return fixture.waitersSpin();
+    /** Whether a waiting thread shows as running ({@link DeviceFixture#waitersLookRunnable}). */
+    protected final boolean waitersLookRunnable() {
+        return fixture.waitersLookRunnable();
     }
 
+    /** Whether the fixture's wire loses, duplicates or reorders packets. */
     protected final boolean faultsInjected() {
         return fixture.faultsInjected();
     }

@@ -50,11 +50,12 @@ public interface DeviceFixture extends AutoCloseable {
     }
 
     /**
-     * Whether a thread waiting on a completion queue spins (driving the device itself, as a
-     * busy-polling device's waiters do) instead of blocking: tests that watch a waiter block then
-     * watch it run instead.
+     * Whether a thread waiting on a completion queue shows as {@code RUNNABLE} rather than parked:
+     * it spins driving the device itself (a busy-polling device's waiters), or blocks in a native
+     * call on the device's sockets (a default soft device's on the native UDP backend, which the
+     * JVM reports as running). Tests that watch a waiter park then watch it run instead.
      */
-    default boolean waitersSpin() {
+    default boolean waitersLookRunnable() {
         return false;
     }
 

@@ -12,7 +12,7 @@ class AgentCommandsTest {
 
     @Test
     void aCommandRunsOnTheCallerWhenNoAgentThreadRuns() {
-        AgentCommands commands = new AgentCommands("dev", idleAgent, new DutyCycle(now -> 0, true, DutyCycleTest.RETHROW));
+        AgentCommands commands = new AgentCommands("dev", idleAgent, new DutyCycle(now -> 0, true, DutyCycleTest.RETHROW), idleAgent::nudge);
         List<String> ran = new ArrayList<>();
         commands.run(() -> ran.add(Thread.currentThread().getName()));
         assertThat(ran).containsExactly(Thread.currentThread().getName());
@@ -22,7 +22,7 @@ class AgentCommandsTest {
 
     @Test
     void aDetachedDeviceRunsCommandsOnTheCallerAndNeedsNoQuiescenceWait() {
-        AgentCommands commands = new AgentCommands("dev", idleAgent, new DutyCycle(now -> 0, true, DutyCycleTest.RETHROW));
+        AgentCommands commands = new AgentCommands("dev", idleAgent, new DutyCycle(now -> 0, true, DutyCycleTest.RETHROW), idleAgent::nudge);
         commands.detach();
         int[] n = {0};
         commands.run(() -> n[0]++);

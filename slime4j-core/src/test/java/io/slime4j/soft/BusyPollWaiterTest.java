@@ -26,7 +26,9 @@ import org.junit.jupiter.api.Timeout;
 /**
  * On a busy-polling device the thread that waits for a completion drives the device itself
  * ({@link DutyCycle}), and the device's agent stands aside meanwhile: one spinning thread per
- * process, not two. On a default device the waiter blocks and the agent does all the work.
+ * process, not two. On a default device the waiter drives it too, blocking on the device's
+ * sockets between cycles ({@link WaiterBlock}); with {@code blockingWaiters(false)} the waiter
+ * parks and the agent does all the work.
  */
 @Timeout(60)
 class BusyPollWaiterTest {
@@ -34,7 +36,11 @@ class BusyPollWaiterTest {
 
     private record Side(SoftDevice device, CompletionQueue cq, QueuePair qp, MemoryRegion mr, MemorySegment mem) {
         static Side open(UdpWire wire, Arena arena, boolean busy) {
-            SoftDevice d = SoftDevice.open(wire, "udp:127.0.0.1:0", SoftConfig.builder().busySpin(busy).build());
+            return open(wire, arena, SoftConfig.builder().busySpin(busy).build());
+        }
+
+        static Side open(UdpWire wire, Arena arena, SoftConfig config) {
+            SoftDevice d = SoftDevice.open(wire, "udp:127.0.0.1:0", config);
             ProtectionDomain pd = d.allocateProtectionDomain();
             CompletionQueue cq = d.createCompletionQueue(64);
             QueuePair qp = d.createQueuePair(pd, QpConfig.builder().build(), cq, cq);
@@ -60,8 +66,13 @@ class BusyPollWaiterTest {
 
     /** Opens side a (busy-polling if {@code busyA}) and a default side b on UDP loopback, connected, runs {@code body}, closes both. */
     private static void withPair(boolean busyA, PairBody body) throws Exception {
+        withPair(SoftConfig.builder().busySpin(busyA).build(), body);
+    }
+
+    /** As above, side a opened with {@code configA}. */
+    private static void withPair(SoftConfig configA, PairBody body) throws Exception {
         try (UdpWire wire = new UdpWire(); Arena arena = Arena.ofShared()) {
-            Side a = Side.open(wire, arena, busyA);
+            Side a = Side.open(wire, arena, configA);
             Side b = Side.open(wire, arena, false);
             try {
                 a.qp.connect(b.qp.localInfo());
@@ -76,15 +87,22 @@ class BusyPollWaiterTest {
 
     /**
      * A busy-polling device's queue says that its waiters drive it and that a post may complete
-     * (its posting thread runs a cycle, which takes ACKs in); a default device's says neither.
+     * (its posting thread runs a cycle, which takes ACKs in), and so does a default device's whose
+     * waiters block on its sockets; one whose waiters do not says neither.
      */
     @Test
     void theQueueSaysWhetherItsWaitersDriveTheDeviceAndAPostMayComplete() throws Exception {
         withPair(true, (a, b) -> {
             assertThat(a.cq.drivenByWaiters()).isTrue();
             assertThat(a.cq.completesOnPost()).isTrue();
-            assertThat(b.cq.drivenByWaiters()).isFalse();
-            assertThat(b.cq.completesOnPost()).isFalse();
+            assertThat(b.device.waiterBlock()).as("a default device on native sockets").isNotNull();
+            assertThat(b.cq.drivenByWaiters()).isTrue();
+            assertThat(b.cq.completesOnPost()).isTrue();
+        });
+        withPair(SoftConfig.builder().blockingWaiters(false).build(), (a, b) -> {
+            assertThat(a.device.waiterBlock()).isNull();
+            assertThat(a.cq.drivenByWaiters()).isFalse();
+            assertThat(a.cq.completesOnPost()).isFalse();
         });
     }
 
@@ -197,9 +215,81 @@ class BusyPollWaiterTest {
         }
     }
 
+    /**
+     * A default device's waiter runs the cycles and blocks on the sockets between them: the
+     * datagram that completes its wait wakes it, and the agent stands aside meanwhile (it rests,
+     * looking again at most every millisecond, instead of being woken by every datagram too).
+     */
     @Test
-    void aDefaultDeviceLeavesAllCyclesToItsAgent() throws Exception {
+    void aDefaultDevicesWaiterBlocksOnTheSocketsAndRunsTheCyclesWhileItsAgentRests() throws Exception {
         withPair(false, (a, b) -> {
+            ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+            long agent = a.device.agentThread().threadId();
+            for (int i = 1; i <= 200; i++) {
+                a.write(b, i); // warm: the agent goes from blocking on the sockets to resting
+            }
+            long agentBefore = mx.getThreadCpuTime(agent);
+            long waiterCyclesBefore = a.device.duty().byWaiters();
+            long t0 = System.nanoTime();
+
+            for (int i = 1; i <= WRITES; i++) {
+                a.write(b, i);
+            }
+
+            long wall = System.nanoTime() - t0;
+            long agentCpu = mx.getThreadCpuTime(agent) - agentBefore;
+            assertThat(b.mem.get(ValueLayout.JAVA_INT, 0)).as("the last write landed").isEqualTo(WRITES);
+            assertThat(a.device.duty().byWaiters() - waiterCyclesBefore).as("cycles the waiter ran")
+                    .isGreaterThanOrEqualTo(WRITES);
+            assertThat(a.device.waiterBlock().occupied()).as("the place is given back").isFalse();
+            assertThat(agentCpu).as("agent CPU %d µs, wall %d µs", agentCpu / 1000, wall / 1000)
+                    .isLessThan(wall / 5);
+        });
+    }
+
+    /**
+     * While one thread blocks on a default device's sockets for a completion that has not come, a
+     * write posted by another thread leaves at once (the poster runs the cycle: the agent stands
+     * aside and skips the device), and its completion, pushed by that poster's or a later cycle,
+     * ends the block.
+     */
+    @Test
+    void aPostFromAnotherThreadLeavesWhileAWaiterBlocksAndItsCompletionEndsTheBlock() throws Exception {
+        withPair(false, (a, b) -> {
+            for (int i = 1; i <= 50; i++) {
+                a.write(b, i);
+            }
+            java.util.concurrent.CompletableFuture<Boolean> waited = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                try {
+                    return a.cq.awaitReady(20, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (!a.device.waiterBlock().occupied() && System.nanoTime() < deadline) {
+                Thread.sleep(1);
+            }
+            assertThat(a.device.waiterBlock().occupied()).as("a waiter holds the place").isTrue();
+            Thread.sleep(50); // it blocks on the sockets: nothing is on its way
+            assertThat(waited).isNotDone();
+
+            a.mem.set(ValueLayout.JAVA_INT, 0, 4242);
+            a.qp.postSend(new WorkRequest().wrId(77).opcode(Opcode.RDMA_WRITE).sge(a.mr, 0, 64)
+                    .remote(RemoteRegion.of(b.mr), 0));
+
+            assertThat(waited.get(10, TimeUnit.SECONDS)).as("the completion ended the block").isTrue();
+            WorkCompletion[] wcs = WorkCompletion.array(1);
+            assertThat(a.cq.poll(wcs)).isEqualTo(1);
+            assertThat(wcs[0].wrId()).isEqualTo(77);
+            assertThat(wcs[0].status()).isEqualTo(WcStatus.SUCCESS);
+            assertThat(b.mem.get(ValueLayout.JAVA_INT, 0)).isEqualTo(4242);
+        });
+    }
+
+    @Test
+    void aDefaultDeviceWithoutBlockingWaitersLeavesAllCyclesToItsAgent() throws Exception {
+        withPair(SoftConfig.builder().blockingWaiters(false).build(), (a, b) -> {
             for (int i = 1; i <= 100; i++) {
                 a.write(b, i);
             }

@@ -17,7 +17,7 @@ public final class BusyPollFixture extends UdpFixture {
     }
 
     @Override
-    public boolean waitersSpin() {
+    public boolean waitersLookRunnable() {
         return true;
     }
 

@@ -14,6 +14,12 @@ public final class NativeUdpFixture extends UdpFixture {
         super(nativeConfig());
     }
 
+    /** A default device's waiter blocks in epoll on the device's sockets: a native call, RUNNABLE to the JVM. */
+    @Override
+    public boolean waitersLookRunnable() {
+        return true;
+    }
+
     private static UdpConfig nativeConfig() {
         Throwable unavailable = UdpConfig.Backend.nativeUnavailability();
         if (unavailable != null) {

@@ -17,7 +17,7 @@ public class ShmBusyPollFixture implements DeviceFixture {
 
     /** A waiter spins in awaitReady (runnable) instead of blocking. */
     @Override
-    public boolean waitersSpin() {
+    public boolean waitersLookRunnable() {
         return true;
     }
 

@@ -1,0 +1,130 @@
+package io.slime4j.soft;
+
+import io.slime4j.wire.WirePort;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Lets a thread that waits for one of a default (not busy-polling) device's completions block on
+ * the device's own sockets, as UCX's {@code ucp_worker_arm}/{@code ucp_worker_wait} lets a caller
+ * block on a worker's descriptor: the datagram that completes the wait wakes the waiter itself,
+ * which then runs the duty cycle ({@link DutyCycle#driveUntil}) and reaps its completion, instead
+ * of waking the progress agent, which wakes the waiter (two wake-ups and a hand-off per trip).
+ *
+ * <p>One thread at a time holds the place ({@link #tryEnter}); others wait on their completion
+ * queue as before and are woken by what its cycles push. {@link #wake} ends a block early and
+ * makes a system call only while a thread is blocked: a completion pushed by another thread's
+ * cycle, a command, a post that armed a timer, or closing. Epoll over the port's descriptors and
+ * an eventfd ({@link EpollWait}); ports without descriptors (NIO, in-process) have none
+ * ({@link #forPort} returns null) and their waiters park as before.
+ */
+final class WaiterBlock implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(WaiterBlock.class);
+    private static final VarHandle OWNER;
+    private static final long CLOSE_WAIT_NANOS = 1_000_000_000L;
+
+    static {
+        try {
+            OWNER = MethodHandles.lookup().findVarHandle(WaiterBlock.class, "owner", Thread.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final IdleWait wait;
+    @SuppressWarnings("unused") // accessed through OWNER
+    private volatile Thread owner;
+    /** A thread is in {@link #block} (or about to be): a Dekker pair with {@link #wake} and {@link #close}. */
+    private volatile boolean blocked;
+    /** The block under way may last longer than the device's idle park (its device was quiet). */
+    private volatile boolean longBlock;
+    private volatile boolean closed;
+
+    WaiterBlock(IdleWait wait) {
+        this.wait = wait;
+    }
+
+    /** A block over {@code port}'s sockets, or null where the port has no descriptors or epoll fails. */
+    static WaiterBlock forPort(WirePort port) {
+        int[] fds = port.readableFds();
+        if (fds.length == 0) {
+            return null;
+        }
+        try {
+            return new WaiterBlock(new EpollWait(fds));
+        } catch (RuntimeException | LinkageError e) {
+            LOG.warn("epoll unavailable ({}); threads waiting for completions park instead", e.toString());
+            return null;
+        }
+    }
+
+    /** Takes the place of the blocking waiter; false when another thread holds it or the block closed. */
+    boolean tryEnter() {
+        return !closed && OWNER.compareAndSet(this, null, Thread.currentThread());
+    }
+
+    /** Gives the place back (its holder only). */
+    void leave() {
+        OWNER.setVolatile(this, null);
+    }
+
+    /**
+     * Blocks the place's holder for up to {@code timeoutNanos} unless {@code ready} holds once it
+     * announced the block, until a datagram arrives or {@link #wake} is called. {@code longBlock}:
+     * the timeout is longer than the device's idle park (its cycle found it quiet), so a cycle
+     * that arms a timer meanwhile wakes it ({@link #blockedLong}). After {@link #close} it parks.
+     */
+    void block(long timeoutNanos, boolean longBlock, BooleanSupplier ready) {
+        this.longBlock = longBlock;
+        blocked = true; // then read closed and ready: a Dekker pair with close() and with the pushers' wake()
+        try {
+            if (closed) {
+                LockSupport.parkNanos(this, Math.min(timeoutNanos, 1_000_000));
+            } else if (!ready.getAsBoolean()) {
+                wait.await(timeoutNanos);
+            }
+        } finally {
+            blocked = false;
+        }
+    }
+
+    /** Ends a block under way early; a system call only while a thread is blocked. */
+    void wake() {
+        if (blocked) {
+            wait.wake();
+        }
+    }
+
+    /** Whether a thread is blocked for longer than the device's idle park (see {@link #block}). */
+    boolean blockedLong() {
+        return blocked && longBlock;
+    }
+
+    /** Whether a thread holds the place now; for tests. */
+    boolean occupied() {
+        return owner != null;
+    }
+
+    /**
+     * Closes the epoll set once no thread is blocked in it (waking one that is, and waiting for it
+     * at most a second); later blocks park for their timeout instead, and no thread enters.
+     */
+    @Override
+    public void close() {
+        closed = true; // then read blocked: a Dekker pair with block()
+        long deadline = System.nanoTime() + CLOSE_WAIT_NANOS;
+        while (blocked) {
+            wait.wake();
+            if (System.nanoTime() - deadline > 0) {
+                LOG.warn("a thread stayed blocked on a closing device's sockets for 1 s; its epoll set is left open");
+                return;
+            }
+            LockSupport.parkNanos(this, 100_000);
+        }
+        wait.close();
+    }
+}

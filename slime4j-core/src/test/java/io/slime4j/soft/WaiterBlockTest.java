@@ -1,0 +1,101 @@
+package io.slime4j.soft;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The place where one waiter of a default device blocks on its sockets: one holder at a time, a
+ * block that does not begin when its condition holds, a wake that ends a block under way (and
+ * costs nothing when none is), and a close that wakes the holder and leaves later blocks parking.
+ * Over an epoll set holding only its eventfd (no sockets: arrivals are the device tests' part).
+ */
+@Timeout(30)
+class WaiterBlockTest {
+    private static final long LONG = TimeUnit.SECONDS.toNanos(20);
+
+    @Test
+    void oneThreadHoldsThePlaceAtATime() throws Exception {
+        try (WaiterBlock block = new WaiterBlock(new EpollWait(new int[0]))) {
+            assertThat(block.tryEnter()).isTrue();
+            assertThat(block.occupied()).isTrue();
+            assertThat(CompletableFuture.supplyAsync(block::tryEnter).get(5, TimeUnit.SECONDS)).isFalse();
+            block.leave();
+            assertThat(block.occupied()).isFalse();
+            assertThat(CompletableFuture.supplyAsync(() -> {
+                boolean in = block.tryEnter();
+                block.leave();
+                return in;
+            }).get(5, TimeUnit.SECONDS)).isTrue();
+        }
+    }
+
+    @Test
+    void aBlockWhoseConditionHoldsReturnsAtOnceAndAWakeWithNoBlockIsNotKeptForTheNext() throws Exception {
+        try (WaiterBlock block = new WaiterBlock(new EpollWait(new int[0]))) {
+            long t0 = System.nanoTime();
+            block.block(LONG, true, () -> true);
+            assertThat(System.nanoTime() - t0).isLessThan(TimeUnit.SECONDS.toNanos(5));
+
+            block.wake(); // nobody blocked: no system call, and nothing left to end the next block early
+            t0 = System.nanoTime();
+            block.block(TimeUnit.MILLISECONDS.toNanos(50), false, () -> false);
+            assertThat(System.nanoTime() - t0).as("the block ran its timeout")
+                    .isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(45));
+        }
+    }
+
+    @Test
+    void aWakeEndsABlockUnderWayAndTheBlockSaysHowLongItMeantToWait() throws Exception {
+        try (WaiterBlock block = new WaiterBlock(new EpollWait(new int[0]))) {
+            AtomicBoolean ready = new AtomicBoolean();
+            CompletableFuture<Long> blocked = CompletableFuture.supplyAsync(() -> {
+                long t0 = System.nanoTime();
+                block.block(LONG, true, ready::get);
+                return System.nanoTime() - t0;
+            });
+            awaitBlocked(block);
+            assertThat(block.blockedLong()).isTrue();
+
+            ready.set(true);
+            block.wake();
+
+            assertThat(blocked.get(5, TimeUnit.SECONDS)).isLessThan(TimeUnit.SECONDS.toNanos(5));
+            assertThat(block.blockedLong()).isFalse();
+        }
+    }
+
+    @Test
+    void closingWakesABlockedThreadAndLaterBlocksParkWithoutTheEpollSet() throws Exception {
+        WaiterBlock block = new WaiterBlock(new EpollWait(new int[0]));
+        assertThat(block.tryEnter()).isTrue();
+        CompletableFuture<Long> blocked = CompletableFuture.supplyAsync(() -> {
+            long t0 = System.nanoTime();
+            block.block(LONG, true, () -> false);
+            return System.nanoTime() - t0;
+        });
+        awaitBlocked(block);
+
+        block.close();
+
+        assertThat(blocked.get(5, TimeUnit.SECONDS)).isLessThan(TimeUnit.SECONDS.toNanos(5));
+        long t0 = System.nanoTime();
+        block.block(LONG, true, () -> false); // closed: a short park, never the closed descriptors
+        assertThat(System.nanoTime() - t0).isLessThan(TimeUnit.SECONDS.toNanos(5));
+        block.leave();
+        assertThat(block.tryEnter()).as("no thread enters a closed block").isFalse();
+    }
+
+    private static void awaitBlocked(WaiterBlock block) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!block.blockedLong() && System.nanoTime() < deadline) {
+            Thread.sleep(1);
+        }
+        assertThat(block.blockedLong()).as("the thread blocked").isTrue();
+        Thread.sleep(20); // and is inside epoll_pwait2 by now, most likely; a wake before that is kept by the eventfd
+    }
+}
