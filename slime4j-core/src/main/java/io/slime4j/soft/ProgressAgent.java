@@ -96,6 +96,8 @@ final class ProgressAgent implements Runnable {
     private volatile Thread thread;
     private volatile boolean running;
     private volatile boolean parked;
+    /** The agent's last cycle did no work ({@link #standsIdle}). */
+    private volatile boolean lastCycleIdle;
     /** Set by {@link #wakeup()}, cleared by the agent before each cycle: a Dekker pair with {@link #parked}. */
     private volatile boolean wakePending;
     private volatile long cycles;
@@ -123,6 +125,34 @@ final class ProgressAgent implements Runnable {
      */
     boolean resting() {
         return resting;
+    }
+
+    /**
+     * Whether the agent is idle now: its last cycle found nothing to do (it spins, yields or blocks
+     * on its devices' sockets), or it rests while waiters drive them. A waiter of a default device
+     * drives it only then ({@link WaiterBlock}); while the agent's cycles find work (a stream),
+     * the waiter leaves the device to it.
+     */
+    boolean standsIdle() {
+        return lastCycleIdle || parked || resting;
+    }
+
+    /**
+     * The send-only cycle of each device no waiter drives now ({@link DutyCycle#tryRunPosted}), for
+     * wake-ups that came while the agent stood aside for waiters.
+     */
+    private void sendOnly() {
+        for (SoftDevice d : devices) {
+            if (d.duty().drivenByWaiter()) {
+                continue;
+            }
+            try {
+                d.duty().tryRunPosted();
+            } catch (RuntimeException e) {
+                d.countersSet().increment(Counter.AGENT_ERRORS);
+                LOG.warn("progress agent {} caught an exception in {}; continuing", name, d.name(), e);
+            }
+        }
     }
 
     String name() {
@@ -234,6 +264,13 @@ final class ProgressAgent implements Runnable {
         while (running) {
             if (standingAside && !restWasCut) {
                 if (waitersServeAll() & !staleAckOwed() & !postsHeld()) { // a waiter ran a cycle during the rest: rest again
+                    if (!busySpin && wakePending) {
+                        // a default device's wake-ups while it stood aside (a post before the poster saw it resting,
+                        // a leaving waiter's owed ACK, a receive post): send what they need, but take nothing in,
+                        // which would take a datagram a waiter is about to read and hand it over (the p99)
+                        wakePending = false;
+                        sendOnly();
+                    }
                     rest();
                     cycles++;
                     continue;
@@ -344,7 +381,7 @@ final class ProgressAgent implements Runnable {
             return parkNanos;
         }
         for (SoftDevice d : devices) {
-            if (!d.quiet()) {
+            if (!d.quietAfterCycle()) { // whoever ran the last cycle: a waiter, a poster or this agent
                 return maxParkNanos;
             }
         }
@@ -379,18 +416,13 @@ final class ProgressAgent implements Runnable {
         standingAside = true;
         staleAckOwed(); // marks where each device's cycles stand as the rest begins
         resting = true; // then read restCut (and wakePending): Dekker pairs with endRest() and a default device's posts
-        // a default agent's rest does not begin when a post came before the poster could see it resting
-        boolean posted = !busySpin && wakePending;
-        if (!restCut && !posted) {
+        // a default agent's rest does not begin after a wake-up that came before its sender could see it resting
+        // (the loop's next turn sends for it); later posters see it resting and run their own cycles
+        if (!restCut && (busySpin || !wakePending)) {
             LockSupport.parkNanos(this, requestedAckOwed() ? Math.min(restNanos, ACK_OWED_REST_NANOS) : restNanos);
-            if (!busySpin) {
-                // posts made meanwhile saw it resting and ran their cycles themselves: a cycle of the agent's for
-                // them would only take a datagram its waiter waits for (a hand-off: the round trip's p99)
-                wakePending = false;
-            }
         }
         resting = false;
-        restWasCut = restCut || posted;
+        restWasCut = restCut;
         restCut = false;
         restNanos = Math.min(restNanos * 2, restMaxNanos);
     }
@@ -450,6 +482,10 @@ final class ProgressAgent implements Runnable {
     }
 
     private void idle(int work) {
+        boolean nothingDone = work == 0;
+        if (nothingDone != lastCycleIdle) {
+            lastCycleIdle = nothingDone; // a volatile write only when it changes
+        }
         if (!busySpin && work == 0 && idleCount >= SPINS && waitersServeAll()) {
             // waiters blocked on the sockets drive every device (WaiterBlock): they are woken by the
             // datagrams, and an agent blocked on the same sockets would be woken by each one too

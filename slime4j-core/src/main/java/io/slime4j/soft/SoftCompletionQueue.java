@@ -273,17 +273,33 @@ final class SoftCompletionQueue implements CompletionQueue, CompletionWakeups.Wa
             }
         }
         WaiterBlock block = mayDrive ? device.waiterBlock() : null;
-        if (block != null && !device.duty().heldByCurrentThread() && block.tryEnter()) {
-            // a default device: the waiter runs the cycles and blocks on the device's sockets itself, so the
-            // datagram that completes the wait wakes this thread, not the agent that would then wake it
-            DRIVERS.getAndAdd(this, 1); // then re-read the tail (ready): a Dekker pair with push()
+        if (block == null || device.duty().heldByCurrentThread()) {
+            return park(deadline, mayDrive);
+        }
+        block.waitingOutside(); // then try the place: a Dekker pair with a leaving holder
+        if (!device.waiterMayBlock() || !block.tryEnter()) {
+            // a stream (the agent sends it together while this thread completes), or another waiter holds
+            // the place: wait for the agent's or the holder's push, as before
             try {
-                return device.driveBlocking(readyOrClosed, deadline) && ready();
+                return park(deadline, true);
             } finally {
-                DRIVERS.getAndAdd(this, -1);
-                block.leave();
+                block.stopWaitingOutside();
             }
         }
+        block.stopWaitingOutside();
+        // a default device whose agent is idle: the waiter runs the cycles and blocks on the device's sockets
+        // itself, so the datagram that completes the wait wakes this thread, not the agent that would wake it
+        DRIVERS.getAndAdd(this, 1); // then re-read the tail (ready): a Dekker pair with push()
+        try {
+            return device.driveBlocking(readyOrClosed, deadline) && ready();
+        } finally {
+            DRIVERS.getAndAdd(this, -1);
+            device.waiterLeft(block.leave());
+        }
+    }
+
+    /** Parks until a completion is pushed (active: {@code mayDrive}; else passive), the queue closes or the deadline. */
+    private boolean park(long deadline, boolean mayDrive) throws InterruptedException {
         ParkedThreads set = mayDrive ? sleepers : passiveSleepers;
         VarHandle count = mayDrive ? WAITERS : PASSIVE;
         Thread me = Thread.currentThread();
@@ -312,21 +328,20 @@ final class SoftCompletionQueue implements CompletionQueue, CompletionWakeups.Wa
     }
 
     /**
-     * On a device whose waiters drive it (busy-polling, or a default device whose waiters block on
-     * its sockets, {@link WaiterBlock}): a post runs a duty cycle on the posting thread, always when
-     * busy-polling and while a waiter drives or the agent stands aside otherwise
-     * ({@link SoftDevice#onPosted}), and what that cycle takes in (ACKs, messages) completes
-     * requests before the post returns.
+     * On a device whose waiters drive it by busy-polling: a post that is not held for the next cycle
+     * runs a duty cycle on the posting thread ({@link SoftDevice#onPosted}), and what that cycle takes
+     * in (ACKs, messages) completes requests before the post returns. A default device's post
+     * cycle, when it runs one, only sends: it completes nothing.
      */
     @Override
     public boolean completesOnPost() {
-        return drivenByWaiters();
+        return device.duty().waitersDrive();
     }
 
     /**
      * True on a device whose waiters drive it: busy-polling ({@link DutyCycle#waitersDrive}), or a
-     * default device whose waiters block on its sockets ({@link SoftDevice#waiterBlock}), whose
-     * agent stands aside while they do.
+     * default device whose waiters block on its sockets while its agent is idle
+     * ({@link SoftDevice#waiterBlock}), whose agent stands aside while they do.
      */
     @Override
     public boolean drivenByWaiters() {

@@ -61,6 +61,14 @@ public record SoftConfig(String name, int sendWindow, Duration ackDelay, int ack
         }
     }
 
+    /** The settings as before {@code blockingWaiters} existed, with it on (the default). */
+    public SoftConfig(String name, int sendWindow, Duration ackDelay, int ackEvery, int tinyMessageSize,
+                      int initialCongestionWindow, boolean busySpin, Duration maxIdlePark, Duration timerTick,
+                      int coalesceLimit) {
+        this(name, sendWindow, ackDelay, ackEvery, tinyMessageSize, initialCongestionWindow, busySpin, maxIdlePark,
+                timerTick, coalesceLimit, true);
+    }
+
     private static void requirePositive(String name, Duration d) {
         if (d == null || d.isNegative() || d.isZero()) {
             throw new IllegalArgumentException(name + " must be a positive duration, was " + d);

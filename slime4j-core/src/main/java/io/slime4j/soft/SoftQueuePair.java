@@ -224,7 +224,8 @@ final class SoftQueuePair implements QueuePair {
             sqPosted = posted + 1;
         }
         counters.increment(Counter.WR_POSTED);
-        device.onPosted(wr.more() && behind && s == QpState.RTS); // in ERR (its agent may be dead): the cycle flushes it now
+        // in ERR (its agent may be dead): the cycle flushes it now
+        device.onPosted(wr.more() && behind && s == QpState.RTS, behind && s == QpState.RTS);
     }
 
     @Override

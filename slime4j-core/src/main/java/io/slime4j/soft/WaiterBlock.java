@@ -16,7 +16,8 @@ import org.slf4j.LoggerFactory;
  * of waking the progress agent, which wakes the waiter (two wake-ups and a hand-off per trip).
  *
  * <p>One thread at a time holds the place ({@link #tryEnter}); others wait on their completion
- * queue as before and are woken by what its cycles push. {@link #wake} ends a block early and
+ * queue as before and are woken by what its cycles push, and the holder, leaving, has the agent
+ * take over for them ({@link #leave}). {@link #wake} ends a block early and
  * makes a system call only while a thread is blocked: a completion pushed by another thread's
  * cycle, a command, a post that armed a timer, or closing. Epoll over the port's descriptors and
  * an eventfd ({@link EpollWait}); ports without descriptors (NIO, in-process) have none
@@ -25,11 +26,13 @@ import org.slf4j.LoggerFactory;
 final class WaiterBlock implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(WaiterBlock.class);
     private static final VarHandle OWNER;
+    private static final VarHandle OUTSIDE;
     private static final long CLOSE_WAIT_NANOS = 1_000_000_000L;
 
     static {
         try {
             OWNER = MethodHandles.lookup().findVarHandle(WaiterBlock.class, "owner", Thread.class);
+            OUTSIDE = MethodHandles.lookup().findVarHandle(WaiterBlock.class, "outside", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -38,6 +41,9 @@ final class WaiterBlock implements AutoCloseable {
     private final IdleWait wait;
     @SuppressWarnings("unused") // accessed through OWNER
     private volatile Thread owner;
+    /** Threads waiting on the device's completion queues while another holds the place ({@link #waitingOutside}). */
+    @SuppressWarnings("unused") // accessed through OUTSIDE
+    private volatile int outside;
     /** A thread is in {@link #block} (or about to be): a Dekker pair with {@link #wake} and {@link #close}. */
     private volatile boolean blocked;
     /** The block under way may last longer than the device's idle park (its device was quiet). */
@@ -67,29 +73,52 @@ final class WaiterBlock implements AutoCloseable {
         return !closed && OWNER.compareAndSet(this, null, Thread.currentThread());
     }
 
-    /** Gives the place back (its holder only). */
-    void leave() {
-        OWNER.setVolatile(this, null);
+    /**
+     * Gives the place back (its holder only); returns whether other threads wait outside it, whom
+     * nobody now drives the device for until the agent takes over ({@link #waitingOutside}).
+     */
+    boolean leave() {
+        OWNER.setVolatile(this, null); // then read outside: a Dekker pair with a waiter that counted itself, then tried to enter
+        return outside > 0;
     }
 
     /**
-     * Blocks the place's holder for up to {@code timeoutNanos} unless {@code ready} holds once it
-     * announced the block, until a datagram arrives or {@link #wake} is called. {@code longBlock}:
-     * the timeout is longer than the device's idle park (its cycle found it quiet), so a cycle
-     * that arms a timer meanwhile wakes it ({@link #blockedLong}). After {@link #close} it parks.
+     * Blocks the place's holder until a datagram arrives, {@link #wake} is called, or the timeout
+     * passes, unless {@code ready} holds or the thread is interrupted once it announced the block.
+     * The timeout is read after the announcement: {@code quietNanos} (at most {@code remainingNanos})
+     * if {@code quiet} holds then (the device's last cycle left nothing timed), else
+     * {@code busyNanos}; a cycle that makes the device busy during a long block ends it
+     * ({@link #blockedLong}: a Dekker pair with the device's note of its last cycle). After
+     * {@link #close} it parks instead.
      */
-    void block(long timeoutNanos, boolean longBlock, BooleanSupplier ready) {
-        this.longBlock = longBlock;
-        blocked = true; // then read closed and ready: a Dekker pair with close() and with the pushers' wake()
+    void block(long remainingNanos, BooleanSupplier quiet, long quietNanos, long busyNanos, BooleanSupplier ready) {
+        longBlock = true; // until the timeout is known: a wake it did not need costs a turn, a missed one a timer
+        blocked = true; // then read closed, quiet and ready: Dekker pairs with close(), the cycles' note and the pushers' wake()
         try {
+            boolean q = quiet.getAsBoolean();
+            long timeout = Math.max(0, Math.min(remainingNanos, q ? quietNanos : busyNanos));
+            longBlock = q && timeout > busyNanos;
             if (closed) {
-                LockSupport.parkNanos(this, Math.min(timeoutNanos, 1_000_000));
-            } else if (!ready.getAsBoolean()) {
-                wait.await(timeoutNanos);
+                LockSupport.parkNanos(this, Math.min(timeout, 1_000_000));
+            } else if (!ready.getAsBoolean() && !Thread.currentThread().isInterrupted()) {
+                wait.await(timeout); // not interruptible: an interrupt is seen when it ends, within the timeout
             }
         } finally {
             blocked = false;
         }
+    }
+
+    /**
+     * A thread that may drive the device waits elsewhere because the place is taken (it parks on
+     * its completion queue): counted until {@link #stopWaitingOutside}, so that the holder, leaving,
+     * has the agent take over for it ({@link #leave}).
+     */
+    void waitingOutside() {
+        OUTSIDE.getAndAdd(this, 1);
+    }
+
+    void stopWaitingOutside() {
+        OUTSIDE.getAndAdd(this, -1);
     }
 
     /** Ends a block under way early; a system call only while a thread is blocked. */

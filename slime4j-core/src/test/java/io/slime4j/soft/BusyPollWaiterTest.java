@@ -87,8 +87,9 @@ class BusyPollWaiterTest {
 
     /**
      * A busy-polling device's queue says that its waiters drive it and that a post may complete
-     * (its posting thread runs a cycle, which takes ACKs in), and so does a default device's whose
-     * waiters block on its sockets; one whose waiters do not says neither.
+     * (its posting thread runs a cycle, which takes ACKs in). A default device's whose waiters block
+     * on its sockets says that its waiters drive it, but not that a post completes (a post's cycle
+     * there only sends); one whose waiters do not says neither.
      */
     @Test
     void theQueueSaysWhetherItsWaitersDriveTheDeviceAndAPostMayComplete() throws Exception {
@@ -97,7 +98,7 @@ class BusyPollWaiterTest {
             assertThat(a.cq.completesOnPost()).isTrue();
             assertThat(b.device.waiterBlock()).as("a default device on native sockets").isNotNull();
             assertThat(b.cq.drivenByWaiters()).isTrue();
-            assertThat(b.cq.completesOnPost()).isTrue();
+            assertThat(b.cq.completesOnPost()).isFalse();
         });
         withPair(SoftConfig.builder().blockingWaiters(false).build(), (a, b) -> {
             assertThat(a.device.waiterBlock()).isNull();
@@ -218,11 +219,12 @@ class BusyPollWaiterTest {
     /**
      * A default device's waiter runs the cycles and blocks on the sockets between them: the
      * datagram that completes its wait wakes it, and the agent stands aside meanwhile (it rests,
-     * looking again at most every millisecond, instead of being woken by every datagram too).
+     * looking again at most every millisecond, instead of being woken by every datagram too). With
+     * a 10 ms idle park, a waiter that only its timeout woke would take at least 10 ms a write.
      */
     @Test
     void aDefaultDevicesWaiterBlocksOnTheSocketsAndRunsTheCyclesWhileItsAgentRests() throws Exception {
-        withPair(false, (a, b) -> {
+        withPair(SoftConfig.builder().maxIdlePark(java.time.Duration.ofMillis(10)).build(), (a, b) -> {
             ThreadMXBean mx = ManagementFactory.getThreadMXBean();
             long agent = a.device.agentThread().threadId();
             for (int i = 1; i <= 200; i++) {
@@ -244,6 +246,8 @@ class BusyPollWaiterTest {
             assertThat(a.device.waiterBlock().occupied()).as("the place is given back").isFalse();
             assertThat(agentCpu).as("agent CPU %d µs, wall %d µs", agentCpu / 1000, wall / 1000)
                     .isLessThan(wall / 5);
+            assertThat(wall / WRITES).as("ns a write: the datagrams woke the waiter, not its 10 ms timeout")
+                    .isLessThan(TimeUnit.MILLISECONDS.toNanos(3));
         });
     }
 
@@ -275,8 +279,12 @@ class BusyPollWaiterTest {
             assertThat(waited).isNotDone();
 
             a.mem.set(ValueLayout.JAVA_INT, 0, 4242);
+            SoftCounters counters = SoftCounters.of(a.device);
+            long sentBefore = counters.get(SoftCounter.DATAGRAMS_SENT);
             a.qp.postSend(new WorkRequest().wrId(77).opcode(Opcode.RDMA_WRITE).sge(a.mr, 0, 64)
                     .remote(RemoteRegion.of(b.mr), 0));
+            assertThat(counters.get(SoftCounter.DATAGRAMS_SENT)).as("the write left before postSend returned")
+                    .isGreaterThan(sentBefore);
 
             assertThat(waited.get(10, TimeUnit.SECONDS)).as("the completion ended the block").isTrue();
             WorkCompletion[] wcs = WorkCompletion.array(1);
@@ -285,6 +293,60 @@ class BusyPollWaiterTest {
             assertThat(wcs[0].status()).isEqualTo(WcStatus.SUCCESS);
             assertThat(b.mem.get(ValueLayout.JAVA_INT, 0)).isEqualTo(4242);
         });
+    }
+
+    /**
+     * A receiver whose waiter took a message in and then stops waiting still acknowledges it at once:
+     * the ACK the sender asked for waited a cycle for a reply to carry it, and the waiter, leaving
+     * with it owed, has the agent send it (the agent may be blocked on the sockets for a second, and
+     * the sender's 100 ms ACK timeout would otherwise resend). Repeated, with the receiver idle long
+     * enough before each message for its agent to block for long.
+     */
+    @Test
+    void aReceiverThatStopsWaitingStillAcknowledgesAtOnce() throws Exception {
+        withPair(false, (a, b) -> {
+            for (int i = 1; i <= 200; i++) {
+                receiveOneWhileWaitingThenStop(a, b, i, 0); // warm: the first sends of a JVM take milliseconds
+            }
+            long resentBefore = a.device.counters().get(io.slime4j.verbs.Counter.RETRANSMITS);
+            for (int i = 201; i <= 205; i++) {
+                long micros = receiveOneWhileWaitingThenStop(a, b, i, 20); // agents block on their sockets first
+                assertThat(micros).as("send %d completed after %d µs", i, micros).isLessThan(50_000);
+            }
+            assertThat(a.device.counters().get(io.slime4j.verbs.Counter.RETRANSMITS) - resentBefore)
+                    .as("retransmissions").isZero();
+        });
+    }
+
+    /**
+     * b waits for a message on its sockets (holding the waiter place), a sends it after b has
+     * stood idle for {@code idleMillis}, b's waiter takes it in and leaves; returns the µs until
+     * a's send completed (on b's ACK).
+     */
+    private static long receiveOneWhileWaitingThenStop(Side a, Side b, int i, int idleMillis) throws Exception {
+        WorkCompletion[] wcs = WorkCompletion.array(1);
+        b.qp.postRecv(new WorkRequest().wrId(100_000 + i).sge(b.mr, 0, 64));
+        Thread.sleep(idleMillis);
+        java.util.concurrent.CompletableFuture<Boolean> received = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+            try {
+                return b.cq.awaitReady(10, TimeUnit.SECONDS); // drives b, then leaves with the ACK owed
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!b.device.waiterBlock().occupied() && !received.isDone() && System.nanoTime() < deadline) {
+            Thread.onSpinWait();
+        }
+        long t0 = System.nanoTime();
+        a.qp.postSend(new WorkRequest().wrId(i).opcode(Opcode.SEND).sge(a.mr, 0, 64));
+        assertThat(received.get(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(a.cq.await(wcs, 10, TimeUnit.SECONDS)).isEqualTo(1);
+        long micros = TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - t0);
+        assertThat(wcs[0].status()).isEqualTo(WcStatus.SUCCESS);
+        assertThat(b.cq.poll(wcs)).isEqualTo(1);
+        assertThat(wcs[0].wrId()).isEqualTo(100_000 + i);
+        return micros;
     }
 
     @Test

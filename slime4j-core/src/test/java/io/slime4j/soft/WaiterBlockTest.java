@@ -38,14 +38,39 @@ class WaiterBlockTest {
     void aBlockWhoseConditionHoldsReturnsAtOnceAndAWakeWithNoBlockIsNotKeptForTheNext() throws Exception {
         try (WaiterBlock block = new WaiterBlock(new EpollWait(new int[0]))) {
             long t0 = System.nanoTime();
-            block.block(LONG, true, () -> true);
+            block.block(LONG, () -> true, LONG, LONG, () -> true);
             assertThat(System.nanoTime() - t0).isLessThan(TimeUnit.SECONDS.toNanos(5));
 
             block.wake(); // nobody blocked: no system call, and nothing left to end the next block early
             t0 = System.nanoTime();
-            block.block(TimeUnit.MILLISECONDS.toNanos(50), false, () -> false);
+            block.block(LONG, () -> false, LONG, TimeUnit.MILLISECONDS.toNanos(50), () -> false); // busy: the short bound
             assertThat(System.nanoTime() - t0).as("the block ran its timeout")
                     .isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(45));
+        }
+    }
+
+    @Test
+    void anInterruptedThreadDoesNotBlockAndItsInterruptIsKept() {
+        try (WaiterBlock block = new WaiterBlock(new EpollWait(new int[0]))) {
+            Thread.currentThread().interrupt();
+            long t0 = System.nanoTime();
+            block.block(LONG, () -> true, LONG, LONG, () -> false);
+            assertThat(System.nanoTime() - t0).isLessThan(TimeUnit.SECONDS.toNanos(5));
+            assertThat(Thread.interrupted()).as("the interrupt is left for the caller").isTrue();
+        }
+    }
+
+    @Test
+    void aLeavingHolderLearnsWhetherOthersWaitOutside() throws Exception {
+        try (WaiterBlock block = new WaiterBlock(new EpollWait(new int[0]))) {
+            assertThat(block.tryEnter()).isTrue();
+            assertThat(block.leave()).as("nobody outside").isFalse();
+            assertThat(block.tryEnter()).isTrue();
+            block.waitingOutside();
+            assertThat(block.leave()).as("one waits outside").isTrue();
+            block.stopWaitingOutside();
+            assertThat(block.tryEnter()).isTrue();
+            assertThat(block.leave()).isFalse();
         }
     }
 
@@ -55,7 +80,7 @@ class WaiterBlockTest {
             AtomicBoolean ready = new AtomicBoolean();
             CompletableFuture<Long> blocked = CompletableFuture.supplyAsync(() -> {
                 long t0 = System.nanoTime();
-                block.block(LONG, true, ready::get);
+                block.block(LONG, () -> true, LONG, 1_000, ready::get); // quiet: the long bound
                 return System.nanoTime() - t0;
             });
             awaitBlocked(block);
@@ -75,7 +100,7 @@ class WaiterBlockTest {
         assertThat(block.tryEnter()).isTrue();
         CompletableFuture<Long> blocked = CompletableFuture.supplyAsync(() -> {
             long t0 = System.nanoTime();
-            block.block(LONG, true, () -> false);
+            block.block(LONG, () -> true, LONG, 1_000, () -> false);
             return System.nanoTime() - t0;
         });
         awaitBlocked(block);
@@ -84,7 +109,7 @@ class WaiterBlockTest {
 
         assertThat(blocked.get(5, TimeUnit.SECONDS)).isLessThan(TimeUnit.SECONDS.toNanos(5));
         long t0 = System.nanoTime();
-        block.block(LONG, true, () -> false); // closed: a short park, never the closed descriptors
+        block.block(LONG, () -> true, LONG, 1_000, () -> false); // closed: a short park, never the closed descriptors
         assertThat(System.nanoTime() - t0).isLessThan(TimeUnit.SECONDS.toNanos(5));
         block.leave();
         assertThat(block.tryEnter()).as("no thread enters a closed block").isFalse();
