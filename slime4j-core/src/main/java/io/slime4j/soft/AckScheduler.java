@@ -3,8 +3,9 @@ package io.slime4j.soft;
 /**
  * Decides when the receiving side sends an explicit ACK: after a delay (so that a data packet
  * going the other way can carry the ACK instead) in the middle of a message, at once when the
- * packet asks for it (the last packet of a write or send: its request completes on the ACK; on a
- * busy-polling device in the next cycle, so that the reply can carry it), on a
+ * packet asks for it (the last packet of a write or send: its request completes on the ACK; while
+ * a waiter drives the device, busy-polling or blocked on its sockets, in the next cycle, so that
+ * the reply can carry it), on a
  * duplicate (unless an ACK left within the delay), a new hole or a packet
  * dropped ahead of order, after every {@code ackEvery} packets (fewer when half the advertised
  * window is smaller, because a sender that honours the window stalls when it is full), and, while
@@ -27,13 +28,15 @@ final class AckScheduler {
     private final long ackDelayNanos;
     private final int ackEvery;
     /**
-     * Whether an ACK asked for at once waits for the next duty cycle: on a device whose waiters
-     * drive it (busy-polling), the thread that receives a request is usually the one that answers
-     * it, and its reply, posted before the next cycle, carries the ACK (one datagram, and no system
-     * call between the request and its completion on the receiver's thread). Off, it leaves in
-     * the cycle that received the request.
+     * Whether an ACK asked for at once waits for the next duty cycle, asked when such a request
+     * arrives: while a thread waiting for completions drives the device (busy-polling, or a default
+     * device's waiter blocked on its sockets), the thread that receives a request is usually the
+     * one that answers it, and its reply, posted before the next cycle, carries the ACK (one
+     * datagram, and no system call between the request and its completion on the receiver's
+     * thread). Otherwise (the agent takes a stream in) it leaves in the cycle that received the
+     * request.
      */
-    private final boolean requestWaitsForNextCycle;
+    private final java.util.function.BooleanSupplier requestWaitsForNextCycle;
     /** An ACK was asked for at once in the cycle of {@link #requestedAt} (when it waits a cycle). */
     private boolean requested;
     private long requestedAt;
@@ -63,15 +66,22 @@ final class AckScheduler {
      */
     AckScheduler(long ackDelayNanos, int ackEvery, int ownPacketBytes, long initialPeerWindowBytes,
                  int largestPacketBytes) {
-        this(ackDelayNanos, ackEvery, ownPacketBytes, initialPeerWindowBytes, largestPacketBytes, false);
+        this(ackDelayNanos, ackEvery, ownPacketBytes, initialPeerWindowBytes, largestPacketBytes, () -> false);
+    }
+
+    /** As below, with a fixed answer (a busy-polling device's waiters always drive it). */
+    AckScheduler(long ackDelayNanos, int ackEvery, int ownPacketBytes, long initialPeerWindowBytes,
+                 int largestPacketBytes, boolean requestWaitsForNextCycle) {
+        this(ackDelayNanos, ackEvery, ownPacketBytes, initialPeerWindowBytes, largestPacketBytes,
+                requestWaitsForNextCycle ? () -> true : () -> false);
     }
 
     /**
-     * As above; {@code requestWaitsForNextCycle}: an ACK asked for at once leaves in the next duty
-     * cycle, unless a data packet carries it first (for devices whose waiters drive them).
+     * As above; while {@code requestWaitsForNextCycle} holds, an ACK asked for at once leaves in the
+     * next duty cycle, unless a data packet carries it first (while waiters drive the device).
      */
     AckScheduler(long ackDelayNanos, int ackEvery, int ownPacketBytes, long initialPeerWindowBytes,
-                 int largestPacketBytes, boolean requestWaitsForNextCycle) {
+                 int largestPacketBytes, java.util.function.BooleanSupplier requestWaitsForNextCycle) {
         this.requestWaitsForNextCycle = requestWaitsForNextCycle;
         this.ackDelayNanos = ackDelayNanos;
         this.ackEvery = ackEvery;
@@ -112,7 +122,7 @@ final class AckScheduler {
      * cycle whose clock reads {@code nowNanos}.
      */
     void onAckRequested(long nowNanos) {
-        if (!requestWaitsForNextCycle) {
+        if (!requestWaitsForNextCycle.getAsBoolean()) {
             now = true;
         } else if (!requested) {
             requested = true;
@@ -152,7 +162,7 @@ final class AckScheduler {
         return pending || now;
     }
 
-    /** Whether an ACK asked for at once waits for the next cycle (busy-polling devices only). */
+    /** Whether an ACK asked for at once waits for the next cycle (only while waiters drive the device). */
     boolean owesRequestedAck() {
         return requested;
     }

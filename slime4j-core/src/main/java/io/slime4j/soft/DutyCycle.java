@@ -129,15 +129,6 @@ final class DutyCycle {
     }
 
     /**
-     * Runs the cycle a posting thread runs ({@link SoftDevice#doPostedWork}: on a default device one
-     * that only sends) unless another thread runs one; as {@link #tryRun} otherwise. The agent of a
-     * default device runs it for wake-ups that came while it stood aside ({@link ProgressAgent}).
-     */
-    int tryRunPosted() {
-        return tryRun(postWork, false);
-    }
-
-    /**
      * A request was posted on a device whose waiters drive it, behind earlier ones of its queue pair
      * that are still outstanding, by a poster that said more will follow ({@link
      * io.slime4j.verbs.WorkRequest#more}): it waits for the next cycle anyone runs, with whatever else

@@ -16,7 +16,10 @@ import org.slf4j.LoggerFactory;
  * connection costs nothing). While it spins and yields, an idle turn runs a cycle only when the
  * wait's one readiness check finds a socket readable, work was posted, or a timer may be due
  * ({@link ReadinessGate}), instead of polling every socket. With {@code busySpin} it only spins, and rests while threads that wait
- * for completions drive every one of its devices themselves ({@link DutyCycle}). Posting threads and the wire
+ * for completions drive every one of its devices themselves ({@link DutyCycle}); without it, it rests
+ * too while waiters blocked on the sockets drive them ({@link WaiterBlock}), in parks of at most
+ * {@link #BLOCKING_STAND_ASIDE_MAX_NANOS}, and answers wake-ups that came meanwhile with a cycle that
+ * only sends ({@link #sendOnly}). Posting threads and the wire
  * wake it with {@link #wakeup()}, which makes a system call only while the agent is armed; a
  * wake-up that races with the agent arming is never lost (the agent re-checks a pending flag after
  * announcing that it is armed). Catches and counts every exception of a
@@ -138,19 +141,14 @@ final class ProgressAgent implements Runnable {
     }
 
     /**
-     * The send-only cycle of each device no waiter drives now ({@link DutyCycle#tryRunPosted}), for
+     * The send-only cycle of each device no waiter drives now, as a poster runs it
+     * ({@link DutyCycle#runForPoster}: if another thread holds the cycle, it runs one more), for
      * wake-ups that came while the agent stood aside for waiters.
      */
     private void sendOnly() {
         for (SoftDevice d : devices) {
-            if (d.duty().drivenByWaiter()) {
-                continue;
-            }
-            try {
-                d.duty().tryRunPosted();
-            } catch (RuntimeException e) {
-                d.countersSet().increment(Counter.AGENT_ERRORS);
-                LOG.warn("progress agent {} caught an exception in {}; continuing", name, d.name(), e);
+            if (!d.duty().drivenByWaiter()) {
+                d.duty().runForPoster();
             }
         }
     }
@@ -339,6 +337,21 @@ final class ProgressAgent implements Runnable {
     }
 
     /**
+     * Whether a waiter drives every device of this agent at this moment (a default agent begins to
+     * stand aside only then; once resting, it goes on while waiters ran cycles since it looked,
+     * {@link #waitersServeAll}).
+     */
+    private boolean waitersDriveAllNow() {
+        SoftDevice[] now = devices;
+        for (SoftDevice d : now) {
+            if (!d.duty().drivenByWaiter()) {
+                return false;
+            }
+        }
+        return now.length > 0;
+    }
+
+    /**
      * Whether a device holds posted requests for its next cycle ({@link DutyCycle#holdForPoster}):
      * the poster may not wait for them, so the agent runs the cycle instead of resting again.
      */
@@ -486,7 +499,7 @@ final class ProgressAgent implements Runnable {
         if (nothingDone != lastCycleIdle) {
             lastCycleIdle = nothingDone; // a volatile write only when it changes
         }
-        if (!busySpin && work == 0 && idleCount >= SPINS && waitersServeAll()) {
+        if (!busySpin && work == 0 && idleCount >= SPINS && waitersDriveAllNow()) {
             // waiters blocked on the sockets drive every device (WaiterBlock): they are woken by the
             // datagrams, and an agent blocked on the same sockets would be woken by each one too
             idleCount = 0;

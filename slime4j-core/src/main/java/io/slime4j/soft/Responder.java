@@ -46,7 +46,7 @@ final class Responder implements Transmitter.PiggyBack {
         this.held = new ReorderBuffer(config.sendWindow());
         // until the first ACK the peer assumes a window of its own: count it in the largest packets possible
         this.acks = new AckScheduler(config.ackDelay().toNanos(), config.ackEvery(), qp.config().mtu() + HEADER_LENGTH,
-                OutboundStream.INITIAL_PEER_WINDOW_BYTES, device.maxPacketSize(), device.waitersDrive());
+                OutboundStream.INITIAL_PEER_WINDOW_BYTES, device.maxPacketSize(), device.acksWaitForReplies());
         this.ackSender = new AckSender(qp, device, inbound, acks);
         this.access = new RemoteAccess(device.keyTable(), qp.pd(), responses);
         this.receiver = new MessageReceiver(qp, device.keyTable());

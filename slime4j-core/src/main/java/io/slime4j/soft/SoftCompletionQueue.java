@@ -279,7 +279,8 @@ final class SoftCompletionQueue implements CompletionQueue, CompletionWakeups.Wa
         block.waitingOutside(); // then try the place: a Dekker pair with a leaving holder
         if (!device.waiterMayBlock() || !block.tryEnter()) {
             // a stream (the agent sends it together while this thread completes), or another waiter holds
-            // the place: wait for the agent's or the holder's push, as before
+            // the place: wait for the agent's or the holder's push, as before (a resting agent takes over now)
+            device.waiterRefused();
             try {
                 return park(deadline, true);
             } finally {
@@ -291,11 +292,16 @@ final class SoftCompletionQueue implements CompletionQueue, CompletionWakeups.Wa
         // itself, so the datagram that completes the wait wakes this thread, not the agent that would wake it
         DRIVERS.getAndAdd(this, 1); // then re-read the tail (ready): a Dekker pair with push()
         try {
-            return device.driveBlocking(readyOrClosed, deadline) && ready();
+            if (device.driveBlocking(readyOrClosed, deadline) && (ready() || closed)) {
+                return ready();
+            }
         } finally {
             DRIVERS.getAndAdd(this, -1);
-            device.waiterLeft(block.leave());
+            boolean blocked = block.blockedSinceEnter(); // read while the place is still this thread's
+            device.waiterLeft(block.leave(), blocked);
         }
+        // the deadline passed, or the device closed under the drive: wait out the rest parked
+        return !closed && deadline - System.nanoTime() > 0 ? park(deadline, true) : ready();
     }
 
     /** Parks until a completion is pushed (active: {@code mayDrive}; else passive), the queue closes or the deadline. */

@@ -330,7 +330,10 @@ public final class SoftDevice implements VerbsDevice {
      */
     void nudge() {
         agent.nudge();
-        wakeBlockedWaiter();
+        WaiterBlock b = waiterBlock;
+        if (b != null) {
+            b.nudge(); // kept for a block about to begin: the agent skips a device its waiter drives
+        }
     }
 
     /** Ends the block of a waiter blocked on this device's sockets, if one is; no system call otherwise. */
@@ -351,6 +354,18 @@ public final class SoftDevice implements VerbsDevice {
         return duty.waitersDrive() || waiterBlock != null;
     }
 
+    /**
+     * When an ACK the peer asked for at once waits a cycle for a reply to carry it
+     * ({@link AckScheduler}): always on a busy-polling device, while a waiter drives on a default
+     * device with a {@link WaiterBlock}, never otherwise (the agent takes a stream in).
+     */
+    java.util.function.BooleanSupplier acksWaitForReplies() {
+        if (duty.waitersDrive()) {
+            return () -> true;
+        }
+        return waiterBlock != null ? duty::drivenByWaiter : () -> false;
+    }
+
     /** Where a waiter of this default device may block on its sockets ({@link WaiterBlock}), or null. */
     WaiterBlock waiterBlock() {
         return waiterBlock;
@@ -364,39 +379,57 @@ public final class SoftDevice implements VerbsDevice {
      */
     boolean driveBlocking(java.util.function.BooleanSupplier ready, long deadline) throws InterruptedException {
         WaiterBlock b = waiterBlock;
-        long park = config.maxIdlePark().toNanos();
-        return duty.driveUntil(ready, deadline, remaining -> b.block(remaining, quietNow, QUIET_BLOCK_NANOS, park, ready));
+        long park = Math.min(config.maxIdlePark().toNanos(), QUIET_BLOCK_NANOS);
+        return duty.driveUntil(() -> ready.getAsBoolean() || b.isClosed(), deadline,
+                remaining -> b.block(remaining, quietNow, QUIET_BLOCK_NANOS, park, ready));
     }
 
     private final java.util.function.BooleanSupplier quietNow = () -> quietAfterCycle;
 
     /**
      * Whether a waiter may take the {@link WaiterBlock} now: the agent is idle (its last cycle found
-     * nothing to do, or it rests while waiters drive) and the last post was not made behind
-     * outstanding requests. In a stream of posts the agent sends them together (GSO runs, one
+     * nothing to do, or it rests while waiters drive), the last post was not made behind
+     * outstanding requests, and recent waiters' drives did not find everything there already
+     * ({@link StreamDetector}). In a stream of posts the agent sends them together (GSO runs, one
      * system call for many) while the posting thread goes on, each keeping a core busy; a waiter
      * driving the device would leave every post to its poster's own cycle, a system call each
-     * (4 KiB writes, 16 outstanding: about half the rate). There the waiter parks as before.
+     * (4 KiB writes, 16 outstanding: about half the rate). In a stream of arrivals the agent takes
+     * them in while the waiting thread handles the earlier ones. There the waiter parks as before.
      */
     boolean waiterMayBlock() {
-        return !lastPostBehind && agent.standsIdle();
+        return !lastPostBehind && agent.standsIdle() && !streams.streaming();
     }
+
+    /** Whether arrivals come as a stream, by how the waiters' drives ended; see {@link #waiterMayBlock}. */
+    private final StreamDetector streams = new StreamDetector(System::nanoTime);
 
     /** Whether the last post came behind requests of its queue pair not yet retired (a stream); see {@link #waiterMayBlock}. */
     private volatile boolean lastPostBehind;
 
     /**
-     * The waiter holding the {@link WaiterBlock} left it. Others waiting outside it: the agent takes
+     * The waiter holding the {@link WaiterBlock} left it, having {@code blocked} on the sockets or not
+     * ({@link StreamDetector}). Others waiting outside it: the agent takes
      * over for them now rather than after its rest ({@link ProgressAgent#nudge}). Something timed
      * pending (an ACK asked for at once, a timer): the agent, which may be blocked on the sockets
      * for up to a second, runs the next cycle (a wake-up only when it is blocked; a resting agent
      * sends it at the rest's end).
      */
-    void waiterLeft(boolean othersOutside) {
+    void waiterLeft(boolean othersOutside, boolean blocked) {
+        streams.driveEnded(blocked);
         if (othersOutside) {
             agent.nudge();
         } else if (!quietAfterCycle || requestedAckOwed) {
             agent.wakeup();
+        }
+    }
+
+    /**
+     * A waiter was refused the {@link WaiterBlock} (a stream, or the place taken) and parks: an
+     * agent resting while waiters drove takes the cycles back now, not after its rest.
+     */
+    void waiterRefused() {
+        if (agent.resting()) {
+            agent.endRest();
         }
     }
 
@@ -518,10 +551,11 @@ public final class SoftDevice implements VerbsDevice {
 
     /**
      * The cycles a posting thread runs ({@link #onPosted}): one without the receive, so the request
-     * leaves before any other system call, then a whole one, so that a thread that posts keeps
-     * taking the ACKs in (a sender that posts ahead of its window and waits only when it is full
-     * otherwise fell into lock-step with its waits: 1 KiB busy-polling rate 30-37 k msg/s against
-     * 95-136 k).
+     * leaves before any other system call, then, on a busy-polling device, a whole one, so that a
+     * thread that posts keeps taking the ACKs in (a sender that posts ahead of its window and waits
+     * only when it is full otherwise fell into lock-step with its waits: 1 KiB busy-polling rate
+     * 30-37 k msg/s against 95-136 k). On a default device only the first: its waiter or its agent
+     * takes the ACKs in. Also what a default agent runs for wake-ups that reached it resting.
      */
     int doPostedWork(long nowNanos) {
         int work = cycle(nowNanos, false);

@@ -49,6 +49,10 @@ final class WaiterBlock implements AutoCloseable {
     /** The block under way may last longer than the device's idle park (its device was quiet). */
     private volatile boolean longBlock;
     private volatile boolean closed;
+    /** {@link #nudge}d since the last block consumed it. */
+    private volatile boolean nudged;
+    /** The place's holder blocked since it entered ({@link #blockedSinceEnter}); its holder only. */
+    private boolean blockedSinceEnter;
 
     WaiterBlock(IdleWait wait) {
         this.wait = wait;
@@ -70,7 +74,16 @@ final class WaiterBlock implements AutoCloseable {
 
     /** Takes the place of the blocking waiter; false when another thread holds it or the block closed. */
     boolean tryEnter() {
-        return !closed && OWNER.compareAndSet(this, null, Thread.currentThread());
+        if (!closed && OWNER.compareAndSet(this, null, Thread.currentThread())) {
+            blockedSinceEnter = false;
+            return true;
+        }
+        return false;
+    }
+
+    /** Whether the place's holder blocked on the sockets since it entered (its holder only). */
+    boolean blockedSinceEnter() {
+        return blockedSinceEnter;
     }
 
     /**
@@ -93,14 +106,18 @@ final class WaiterBlock implements AutoCloseable {
      */
     void block(long remainingNanos, BooleanSupplier quiet, long quietNanos, long busyNanos, BooleanSupplier ready) {
         longBlock = true; // until the timeout is known: a wake it did not need costs a turn, a missed one a timer
-        blocked = true; // then read closed, quiet and ready: Dekker pairs with close(), the cycles' note and the pushers' wake()
+        blocked = true; // then read closed, nudged, quiet and ready: Dekker pairs with close(), nudge(), the cycles' note and wake()
         try {
             boolean q = quiet.getAsBoolean();
             long timeout = Math.max(0, Math.min(remainingNanos, q ? quietNanos : busyNanos));
             longBlock = q && timeout > busyNanos;
             if (closed) {
+                blocked = false; // close() waits for no thread that only parks
                 LockSupport.parkNanos(this, Math.min(timeout, 1_000_000));
+            } else if (nudged) {
+                nudged = false; // a command or a queue pair's error came since the last cycle: run one now
             } else if (!ready.getAsBoolean() && !Thread.currentThread().isInterrupted()) {
+                blockedSinceEnter = true;
                 wait.await(timeout); // not interruptible: an interrupt is seen when it ends, within the timeout
             }
         } finally {
@@ -121,11 +138,32 @@ final class WaiterBlock implements AutoCloseable {
         OUTSIDE.getAndAdd(this, -1);
     }
 
-    /** Ends a block under way early; a system call only while a thread is blocked. */
+    /**
+     * Ends a block under way early; a system call only while a thread is blocked. For what the
+     * block's own checks would see (a completion pushed: its {@code ready}), so not kept for a
+     * block that begins later.
+     */
     void wake() {
         if (blocked) {
             wait.wake();
         }
+    }
+
+    /**
+     * Ends a block under way early, or the next one before it waits: something that only a cycle
+     * sees needs one soon (a command queued for the device, a queue pair moved to ERR). A system
+     * call only while a thread is blocked.
+     */
+    void nudge() {
+        nudged = true; // then read blocked: a Dekker pair with block()
+        if (blocked) {
+            wait.wake();
+        }
+    }
+
+    /** Whether {@link #close} began (a driving waiter then stops driving and parks). */
+    boolean isClosed() {
+        return closed;
     }
 
     /** Whether a thread is blocked for longer than the device's idle park (see {@link #block}). */

@@ -50,6 +50,39 @@ class WaiterBlockTest {
     }
 
     @Test
+    void aNudgeBeforeABlockEndsItAtOnceAndOnlyThatOne() {
+        try (WaiterBlock block = new WaiterBlock(new EpollWait(new int[0]))) {
+            block.nudge(); // a command queued between the holder's cycle and its block: not lost
+            long t0 = System.nanoTime();
+            block.block(LONG, () -> true, LONG, LONG, () -> false);
+            assertThat(System.nanoTime() - t0).isLessThan(TimeUnit.SECONDS.toNanos(5));
+            t0 = System.nanoTime();
+            block.block(LONG, () -> false, LONG, TimeUnit.MILLISECONDS.toNanos(50), () -> false);
+            assertThat(System.nanoTime() - t0).as("consumed: the next block runs its timeout")
+                    .isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(45));
+        }
+    }
+
+    @Test
+    void closingIsNotHeldUpByAHolderThatKeepsBlockingInALoop() throws Exception {
+        WaiterBlock block = new WaiterBlock(new EpollWait(new int[0]));
+        assertThat(block.tryEnter()).isTrue();
+        AtomicBoolean stop = new AtomicBoolean();
+        CompletableFuture<Void> holder = CompletableFuture.runAsync(() -> {
+            while (!stop.get()) { // a drive whose completion never comes, as on a device closing under it
+                block.block(LONG, () -> true, LONG, 1_000, () -> false);
+            }
+        });
+        awaitBlocked(block);
+        long t0 = System.nanoTime();
+        block.close();
+        assertThat(System.nanoTime() - t0).as("close waited for the looping holder")
+                .isLessThan(TimeUnit.MILLISECONDS.toNanos(500));
+        stop.set(true);
+        holder.get(5, TimeUnit.SECONDS);
+    }
+
+    @Test
     void anInterruptedThreadDoesNotBlockAndItsInterruptIsKept() {
         try (WaiterBlock block = new WaiterBlock(new EpollWait(new int[0]))) {
             Thread.currentThread().interrupt();
