@@ -337,6 +337,20 @@ final class ProgressAgent implements Runnable {
     }
 
     /**
+     * Whether a thread parks on a device's completion queues with no waiter driving it
+     * ({@link SoftDevice#waitsForAgent}): read after announcing a rest, a Dekker pair with
+     * {@link SoftDevice#waiterRefused}; then the agent does not rest.
+     */
+    private boolean waitedFor() {
+        for (SoftDevice d : devices) {
+            if (d.waitsForAgent()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
      * Whether a waiter drives every device of this agent at this moment (a default agent begins to
      * stand aside only then; once resting, it goes on while waiters ran cycles since it looked,
      * {@link #waitersServeAll}).
@@ -431,11 +445,13 @@ final class ProgressAgent implements Runnable {
         resting = true; // then read restCut (and wakePending): Dekker pairs with endRest() and a default device's posts
         // a default agent's rest does not begin after a wake-up that came before its sender could see it resting
         // (the loop's next turn sends for it); later posters see it resting and run their own cycles
-        if (!restCut && (busySpin || !wakePending)) {
+        // and a default agent takes the cycles back instead when a thread parks for one with no waiter driving
+        boolean takeOver = !busySpin && waitedFor();
+        if (!restCut && !takeOver && (busySpin || !wakePending)) {
             LockSupport.parkNanos(this, requestedAckOwed() ? Math.min(restNanos, ACK_OWED_REST_NANOS) : restNanos);
         }
         resting = false;
-        restWasCut = restCut;
+        restWasCut = restCut || takeOver;
         restCut = false;
         restNanos = Math.min(restNanos * 2, restMaxNanos);
     }

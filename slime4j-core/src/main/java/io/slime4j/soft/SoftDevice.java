@@ -428,9 +428,18 @@ public final class SoftDevice implements VerbsDevice {
      * agent resting while waiters drove takes the cycles back now, not after its rest.
      */
     void waiterRefused() {
-        if (agent.resting()) {
+        if (agent.resting()) { // read after the waiter counted itself outside: a Dekker pair with the agent's rest
             agent.endRest();
         }
+    }
+
+    /**
+     * Whether threads wait on this device's completion queues outside the {@link WaiterBlock} while
+     * no waiter drives it: nobody but the agent takes their datagrams in, so it does not rest.
+     */
+    boolean waitsForAgent() {
+        WaiterBlock b = waiterBlock;
+        return b != null && b.anyOutside() && !duty.drivenByWaiter();
     }
 
     /** Whether the last cycle, whoever ran it, ended with nothing timed pending ({@link #quiet}). Any thread. */

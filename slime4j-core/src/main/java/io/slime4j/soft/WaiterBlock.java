@@ -138,6 +138,11 @@ final class WaiterBlock implements AutoCloseable {
         OUTSIDE.getAndAdd(this, -1);
     }
 
+    /** Whether threads wait outside the place now ({@link #waitingOutside}). Any thread. */
+    boolean anyOutside() {
+        return outside > 0;
+    }
+
     /**
      * Ends a block under way early; a system call only while a thread is blocked. For what the
      * block's own checks would see (a completion pushed: its {@code ready}), so not kept for a
