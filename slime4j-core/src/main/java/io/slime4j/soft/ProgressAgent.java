@@ -65,6 +65,12 @@ final class ProgressAgent implements Runnable {
      * again, the agent sends it within this, or within the rest under way when it became owed.
      */
     static final long ACK_OWED_REST_NANOS = 1_000_000;
+    /**
+     * The same for a default agent: a waiter that took a request in and left owes its ACK, and the
+     * peer's tail-loss probe fires 1 ms after its last unacknowledged packet; resting as long as
+     * that resent about 2% of the messages of a receiver that did not reply.
+     */
+    static final long BLOCKING_ACK_OWED_REST_NANOS = 100_000;
     static final long STAND_ASIDE_MAX_NANOS = 10_000_000;
     /**
      * The longest rest of a default (backing-off) agent while waiters blocked on the sockets drive
@@ -448,7 +454,8 @@ final class ProgressAgent implements Runnable {
         // and a default agent takes the cycles back instead when a thread parks for one with no waiter driving
         boolean takeOver = !busySpin && waitedFor();
         if (!restCut && !takeOver && (busySpin || !wakePending)) {
-            LockSupport.parkNanos(this, requestedAckOwed() ? Math.min(restNanos, ACK_OWED_REST_NANOS) : restNanos);
+            LockSupport.parkNanos(this, requestedAckOwed()
+                    ? Math.min(restNanos, busySpin ? ACK_OWED_REST_NANOS : BLOCKING_ACK_OWED_REST_NANOS) : restNanos);
         }
         resting = false;
         restWasCut = restCut || takeOver;

@@ -46,11 +46,14 @@ final class Requester {
 
     /**
      * Sends what may be sent now: retransmissions, owed responses and (if {@code sendRequests})
-     * new requests. Returns the packets sent. Not called while the stream is halted or an RNR NAK
-     * is waited out.
+     * new requests, after loss detection's turn if {@code detectLoss} (the cycle received first;
+     * see {@link SoftQueuePair#doWork(long, boolean)}). Returns the packets sent. Not called while
+     * the stream is halted or an RNR NAK is waited out.
      */
-    int doWork(long now, boolean sendRequests) {
-        loss.onDutyCycle(now);
+    int doWork(long now, boolean sendRequests, boolean detectLoss) {
+        if (detectLoss) {
+            loss.onDutyCycle(now);
+        }
         int work = sendRetransmits(now);
         work += sendResponses(now);
         if (sendRequests) {

@@ -584,11 +584,15 @@ public final class SoftDevice implements VerbsDevice {
             if (receive) {
                 work += port.receive(dispatcher, RECEIVE_BATCH);
             }
-            work += timers.poll(nowNanos, timeoutHandler);
+            if (receive) {
+                // retransmit timeouts, like the tail-loss probe, act only on what the sockets told: a cycle that
+                // only sends may run while ACKs wait unread (a spurious resend for each)
+                work += timers.poll(nowNanos, timeoutHandler);
+            }
             boolean ackOwed = false;
             boolean quiet = true;
             for (SoftQueuePair qp : queuePairs) {
-                work += qp.doWork(nowNanos);
+                work += qp.doWork(nowNanos, receive);
                 ackOwed |= qp.owesRequestedAck();
                 quiet &= qp.quiet();
             }

@@ -284,6 +284,16 @@ final class SoftQueuePair implements QueuePair {
 
     /** One duty cycle for this queue pair. */
     int doWork(long now) {
+        return doWork(now, true);
+    }
+
+    /**
+     * One duty cycle for this queue pair; {@code detectLoss}: the cycle took the sockets in first,
+     * so time-based loss detection (the tail-loss probe, the response timeout) may act. A cycle that
+     * only sends leaves it to the next whole one: ACKs may be waiting unread in the socket, and a
+     * probe then resends what was delivered.
+     */
+    int doWork(long now, boolean detectLoss) {
         QpState s = state;
         if (s == QpState.ERR) {
             return handleError();
@@ -291,7 +301,7 @@ final class SoftQueuePair implements QueuePair {
         if (s != QpState.RTR && s != QpState.RTS) {
             return 0;
         }
-        int work = sendAndComplete(now, s == QpState.RTS);
+        int work = sendAndComplete(now, s == QpState.RTS, detectLoss);
         work += responder.doWork(now);
         return work;
     }
@@ -307,9 +317,11 @@ final class SoftQueuePair implements QueuePair {
     }
 
     /** The send side's cycle: the requester sends what it may, then the completer completes in order. */
-    private int sendAndComplete(long now, boolean sendRequests) {
+    private int sendAndComplete(long now, boolean sendRequests, boolean detectLoss) {
         if (progress.halted) {
-            completer.checkResponseTimeout(now);
+            if (detectLoss) {
+                completer.checkResponseTimeout(now);
+            }
             return completer.completeInOrder();
         }
         if (progress.rnrWaiting) {
@@ -318,8 +330,10 @@ final class SoftQueuePair implements QueuePair {
             }
             progress.rnrWaiting = false;
         }
-        int work = requester.doWork(now, sendRequests);
-        completer.checkResponseTimeout(now);
+        int work = requester.doWork(now, sendRequests, detectLoss);
+        if (detectLoss) {
+            completer.checkResponseTimeout(now);
+        }
         return work + completer.completeInOrder();
     }
 

@@ -10,8 +10,10 @@ import java.util.function.LongSupplier;
  * the device counts as streaming for {@link #HOLD_NANOS}: its waiters then park and leave the
  * cycles to the agent, which takes the stream in while the application's thread handles what it
  * took in before, on two cores instead of one (1 KiB message rate: about 40% lower with the
- * receiver's waiter doing both). The next waiter after the hold drives again, and renews it if its
- * drives still do not block.
+ * receiver's waiter doing both; still about 20% lower with a 1 ms hold, whose renewals left the
+ * waiter a tenth of the stream). The next waiter after the hold drives again, and renews it if its
+ * drives still do not block. A heuristic: a race between a renewal and an expiry may lose the
+ * renewal, which costs one more drive.
  *
  * <p>{@link #driveEnded} is called by the holder of the waiter place only; {@link #streaming}
  * from any thread.
@@ -20,7 +22,7 @@ final class StreamDetector {
     /** Drives in a row that ended without blocking that make a stream. */
     static final int RUN = 4;
     /** How long a detected stream keeps waiters from driving. */
-    static final long HOLD_NANOS = 1_000_000;
+    static final long HOLD_NANOS = 10_000_000;
 
     private final LongSupplier clock;
     /** Drives in a row that ended without blocking (the place's holder only). */
