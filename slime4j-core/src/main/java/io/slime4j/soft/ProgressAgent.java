@@ -81,11 +81,11 @@ final class ProgressAgent implements Runnable {
     static final long BLOCKING_STAND_ASIDE_MAX_NANOS = 1_000_000;
     private final long restMaxNanos;
     private long restNanos = STAND_ASIDE_NANOS;
-    /** The busy-spinning agent rests ({@link #rest}); {@link #restCut} asks it to stop. */
+    /** The agent rests while waiters drive ({@link #rest}); {@link #restCut} asks it to stop. */
     private volatile boolean resting;
     private volatile boolean restCut;
     /**
-     * The busy-spinning agent rests while waiters drive (agent thread only): back from a rest, it
+     * The agent rests while waiters drive (agent thread only): back from a rest, it
      * runs no cycle while waiters ran any during the rest (a cycle of its own in a waiter's gap
      * took the datagram the waiter waited for, and handed its completion over through the
      * dispatch thread: a round trip's p99), unless the rest was cut short ({@link #restWasCut}).
@@ -442,8 +442,9 @@ final class ProgressAgent implements Runnable {
     }
 
     /**
-     * A busy-spinning agent's rest while waiters drive, each one in a row twice the last (up to
-     * {@link #STAND_ASIDE_MAX_NANOS}); {@link #endRest} cuts it short.
+     * The agent's rest while waiters drive, each one in a row twice the last (up to
+     * {@link #STAND_ASIDE_MAX_NANOS} when busy-spinning, {@link #BLOCKING_STAND_ASIDE_MAX_NANOS}
+     * otherwise); {@link #endRest} cuts it short.
      */
     private void rest() {
         standingAside = true;

@@ -59,7 +59,7 @@ public final class SoftDevice implements VerbsDevice {
     private final PacketDispatcher dispatcher;
     /** Where a waiter of a default device blocks on its sockets itself; null when busy-polling or without descriptors. */
     private final WaiterBlock waiterBlock;
-    /** Whether the last cycle ended with nothing timed pending ({@link #quiet}); written by the cycle's holder. */
+    /** Whether the last cycle ended with nothing timed pending (no timer armed, no command queued, no queue pair owing an ACK or holding unacknowledged data); written by the cycle's holder. */
     private volatile boolean quietAfterCycle = true;
     private int nextQpn = 1;
     private final JmxCounters jmx;
@@ -442,7 +442,7 @@ public final class SoftDevice implements VerbsDevice {
         return b != null && b.anyOutside() && !duty.drivenByWaiter();
     }
 
-    /** Whether the last cycle, whoever ran it, ended with nothing timed pending ({@link #quiet}). Any thread. */
+    /** Whether the last cycle, whoever ran it, ended with nothing timed pending (no timer armed, no command queued, no queue pair owing an ACK or holding unacknowledged data). Any thread. */
     boolean quietAfterCycle() {
         return quietAfterCycle;
     }
@@ -636,23 +636,6 @@ public final class SoftDevice implements VerbsDevice {
     /** The port this device sends and receives on (the agent waits on it when idle). */
     WirePort port() {
         return port;
-    }
-
-    /**
-     * Whether nothing timed is pending: no timer armed, no command queued and no queue pair owing
-     * an ACK or holding unacknowledged data. An agent whose devices are all quiet may block until a
-     * datagram or a poster wakes it. Agent thread only.
-     */
-    boolean quiet() {
-        if (!timers.isEmpty() || !commands.isEmpty()) {
-            return false;
-        }
-        for (SoftQueuePair qp : queuePairs) {
-            if (!qp.quiet()) {
-                return false;
-            }
-        }
-        return true;
     }
 
     @Override

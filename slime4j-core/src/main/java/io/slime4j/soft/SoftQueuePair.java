@@ -311,7 +311,7 @@ final class SoftQueuePair implements QueuePair {
         return responder.owesRequestedAck();
     }
 
-    /** Nothing timed pending: no unacknowledged packet, owed response, RNR wait or owed ACK (see SoftDevice.quiet). */
+    /** Nothing timed pending: no unacknowledged packet, owed response, RNR wait or owed ACK (see SoftDevice.quietAfterCycle). */
     boolean quiet() {
         return stream.isEmpty() && responses.isEmpty() && !progress.rnrWaiting && responder.quiet();
     }
