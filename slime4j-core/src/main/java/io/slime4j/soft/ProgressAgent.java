@@ -348,12 +348,7 @@ final class ProgressAgent implements Runnable {
      * {@link SoftDevice#waiterRefused}; then the agent does not rest.
      */
     private boolean waitedFor() {
-        for (SoftDevice d : devices) {
-            if (d.waitsForAgent()) {
-                return true;
-            }
-        }
-        return false;
+        return anyDevice(SoftDevice::waitsForAgent);
     }
 
     /**
@@ -362,13 +357,7 @@ final class ProgressAgent implements Runnable {
      * {@link #waitersServeAll}).
      */
     private boolean waitersDriveAllNow() {
-        SoftDevice[] now = devices;
-        for (SoftDevice d : now) {
-            if (!d.duty().drivenByWaiter()) {
-                return false;
-            }
-        }
-        return now.length > 0;
+        return devices.length > 0 && !anyDevice(d -> !d.duty().drivenByWaiter());
     }
 
     /**
@@ -376,8 +365,13 @@ final class ProgressAgent implements Runnable {
      * the poster may not wait for them, so the agent runs the cycle instead of resting again.
      */
     private boolean postsHeld() {
+        return anyDevice(d -> d.duty().postsHeld());
+    }
+
+    /** Whether {@code test} holds for a device driven now (non-capturing tests: nothing allocated). */
+    private boolean anyDevice(java.util.function.Predicate<SoftDevice> test) {
         for (SoftDevice d : devices) {
-            if (d.duty().postsHeld()) {
+            if (test.test(d)) {
                 return true;
             }
         }
@@ -479,12 +473,7 @@ final class ProgressAgent implements Runnable {
      * reply did not carry it): then the agent's next rest is short.
      */
     private boolean requestedAckOwed() {
-        for (SoftDevice d : devices) {
-            if (d.requestedAckOwed()) {
-                return true;
-            }
-        }
-        return false;
+        return anyDevice(SoftDevice::requestedAckOwed);
     }
 
     /**
