@@ -75,6 +75,8 @@ final class SoftCompletionQueue implements CompletionQueue, CompletionWakeups.Wa
     private long lostCompletions;
     private final ReentrantLock lock = new ReentrantLock();
     private final java.util.function.BooleanSupplier readyOrClosed = () -> ready() || closed;
+    /** How a waiter drives the device for this queue while it holds the {@link WaiterBlock}; null without one. */
+    private final SoftDevice.BlockingDrive blockingDrive;
     /** The threads blocked in {@link #awaitReady}; {@link #waiters} counts them. */
     private final ParkedThreads sleepers = new ParkedThreads();
     /** The threads blocked in {@link #awaitReadyPassively}; {@link #passiveWaiters} counts them. */
@@ -85,6 +87,7 @@ final class SoftCompletionQueue implements CompletionQueue, CompletionWakeups.Wa
             throw new IllegalArgumentException("completion queue capacity must be in 1..16777216, was " + capacity);
         }
         this.device = device;
+        this.blockingDrive = device.blockingDrive(readyOrClosed);
         this.capacity = capacity;
         int size = Integer.highestOneBit(capacity - 1 == 0 ? 1 : capacity - 1) << 1;
         if (size < capacity) {
@@ -292,7 +295,7 @@ final class SoftCompletionQueue implements CompletionQueue, CompletionWakeups.Wa
         // itself, so the datagram that completes the wait wakes this thread, not the agent that would wake it
         DRIVERS.getAndAdd(this, 1); // then re-read the tail (ready): a Dekker pair with push()
         try {
-            if (device.driveBlocking(readyOrClosed, deadline) && (ready() || closed)) {
+            if (device.driveBlocking(blockingDrive, deadline) && (ready() || closed)) {
                 return ready();
             }
         } finally {

@@ -372,16 +372,29 @@ public final class SoftDevice implements VerbsDevice {
     }
 
     /**
-     * A waiter that holds the {@link WaiterBlock} runs this device's cycles until {@code ready}
-     * holds or {@code deadline} passes, blocking on the sockets after a cycle that did no work: for
-     * as long as the agent would ({@link SoftConfig#maxIdlePark()} while something timed is pending),
-     * or up to {@link #QUIET_BLOCK_NANOS} when the last cycle found the device quiet.
+     * How a waiter holding the {@link WaiterBlock} drives this device for one completion queue whose
+     * readiness {@code ready} tells; built once per queue, so a wait allocates nothing. After a
+     * cycle that did no work it blocks on the sockets for as long as the agent would
+     * ({@link SoftConfig#maxIdlePark()} while something timed is pending), or up to
+     * {@link #QUIET_BLOCK_NANOS} when the last cycle found the device quiet; it ends when the
+     * queue is ready or the block closes. Null where the device has no waiter place.
      */
-    boolean driveBlocking(java.util.function.BooleanSupplier ready, long deadline) throws InterruptedException {
+    BlockingDrive blockingDrive(java.util.function.BooleanSupplier ready) {
         WaiterBlock b = waiterBlock;
+        if (b == null) {
+            return null;
+        }
         long park = Math.min(config.maxIdlePark().toNanos(), QUIET_BLOCK_NANOS);
-        return duty.driveUntil(() -> ready.getAsBoolean() || b.isClosed(), deadline,
+        return new BlockingDrive(() -> ready.getAsBoolean() || b.isClosed(),
                 remaining -> b.block(remaining, quietNow, QUIET_BLOCK_NANOS, park, ready));
+    }
+
+    /** A {@link #blockingDrive}: when the drive ends, and what it does between cycles with no work. */
+    record BlockingDrive(java.util.function.BooleanSupplier done, DutyCycle.Idle idle) { }
+
+    /** Runs {@code drive} on the calling thread (the {@link WaiterBlock}'s holder) until it is done or {@code deadline}. */
+    boolean driveBlocking(BlockingDrive drive, long deadline) throws InterruptedException {
+        return duty.driveUntil(drive.done(), deadline, drive.idle());
     }
 
     private final java.util.function.BooleanSupplier quietNow = () -> quietAfterCycle;
