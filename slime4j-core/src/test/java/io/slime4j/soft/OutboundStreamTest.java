@@ -74,6 +74,34 @@ class OutboundStreamTest {
     }
 
     @Test
+    void onceThePeerSaidAWindowEachPacketInThePipeCountsAsTheLargestTheStreamSent() {
+        OutboundStream big = new OutboundStream(4096, 0, (s, now) -> { });
+        int full = (60 << 10) + HEADER_LENGTH;
+        assertThat(sendWhileAllowed(big, full, 32)).as("before the peer said: full packets of the assumed window")
+                .isEqualTo((int) ((OutboundStream.INITIAL_PEER_WINDOW_BYTES + full - 1) / full));
+        int small = HEADER_LENGTH + 32;
+        big.onWindowUpdate(100L * small); // the peer counts its window in the largest packet it received
+        assertThat(sendWhileAllowed(big, full, 32) + 5).as("the peer's window in the stream's 32-byte packets")
+                .isEqualTo(100);
+        big.onWindowUpdate(200L * small);
+        assertThat(sendWhileAllowed(big, full, 32 + small)).as("one larger packet: each now counts as that")
+                .isEqualTo(1);
+        assertThat(big.peerWindowAllows(full)).as("101 packets counted as 192 bytes overfill a window of 200 x 96").isFalse();
+    }
+
+    /** Sends packets of {@code payload} bytes while the peer's window allows; how many went. */
+    private static int sendWhileAllowed(OutboundStream stream, int full, int payload) {
+        int sent = 0;
+        while (stream.peerWindowAllows(full)) {
+            SendSegment s = stream.claim(TYPE_SEND, 0);
+            s.payloadLength = payload;
+            stream.sent(s, 0);
+            sent++;
+        }
+        return sent;
+    }
+
+    @Test
     void queuesASegmentForRetransmissionOnceUntilItIsTaken() {
         SendSegment a = stream.claim(TYPE_WRITE, 0);
         stream.queueRetransmit(a);
