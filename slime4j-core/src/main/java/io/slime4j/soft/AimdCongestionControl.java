@@ -34,8 +34,9 @@ final class AimdCongestionControl implements CongestionControl {
     private int recoveryPsn;
 
     /**
-     * @param peerWindowPackets the receive window the peer advertises now, in packets of this
-     *                          queue pair's size (read on each loss)
+     * @param peerWindowPackets the receive window the peer advertises now, in the packets the
+     *                          sender's pipe counts in ({@code OutboundStream.peerWindowPackets};
+     *                          read on each loss)
      */
     AimdCongestionControl(int initialWindow, int maxWindow, IntSupplier peerWindowPackets) {
         this.cwnd = initialWindow;

@@ -66,7 +66,7 @@ final class Completer implements SendSegment.Owner {
 
     /** An explicit ACK or NAK packet (with optional SACK bitmap). */
     void onAckPacket(AckFrame ack, long now) {
-        stream.onWindowUpdate(ack.window());
+        stream.onWindowUpdate(ack.window(), ack.ackPsn());
         switch (ack.syndrome()) {
             case SYNDROME_ACK -> {
                 int before = stream.una();

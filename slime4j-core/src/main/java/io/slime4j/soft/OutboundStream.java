@@ -26,10 +26,15 @@ final class OutboundStream {
     private int pipe;
     /** Bytes the peer can absorb in flight; until it says, an assumption that fits any socket buffer. */
     private long peerWindowBytes = INITIAL_PEER_WINDOW_BYTES;
-    /** Whether the peer advertised a window yet ({@link #onWindowUpdate}). */
-    private boolean peerWindowSaid;
     /** The largest packet this stream sent (header included): what each packet in the pipe counts as. */
     private int largestSentBytes;
+    /** The PSN of the first packet of {@link #largestSentBytes}. */
+    private int largestSentPsn;
+    /**
+     * Whether the peer's window was said after it received a packet of {@link #largestSentBytes}
+     * (so that it counts in that size; see {@link #peerWindowAllows}).
+     */
+    private boolean windowInLargest;
     /** Transmissions so far, new and repeated: {@link SendSegment#sendOrder}. */
     private long transmissions;
 
@@ -59,23 +64,39 @@ final class OutboundStream {
 
     /**
      * Whether the peer's advertised window has room for one more packet. The peer counts its window
-     * in the largest packet it received from this stream (header included), so each packet in the
-     * pipe counts as the largest this stream sent, which is never smaller; before the peer said a
-     * window, as a full packet of {@code fullPacketBytes}, so that the assumed window fits any
-     * socket buffer. (Counting every packet as a full one afterwards too held a stream of 32-byte
-     * messages at a 60 KiB MTU to three packets in flight: the peer's window, counted in its
-     * 96-byte packets, was about 175 KB; docs/WIRE.md, flow control.)
+     * in the largest packet it received from this stream (header included), and buffers as many of
+     * them as its socket buffer holds at what the kernel charges for one. So each packet in the pipe
+     * counts as the largest this stream sent once an ACK that covers the first of that size brought
+     * the window (the peer then counts in it too), and as a full packet of {@code fullPacketBytes}
+     * until then: before any window (the assumed one must fit any socket buffer), and after the
+     * packets grew (the peer's last window, counted in smaller packets, would let in as many of the
+     * larger ones, each charged more). Counting full packets throughout held a stream of 32-byte
+     * messages at a 60 KiB MTU to three packets in flight: the peer's window, counted in its 96-byte
+     * packets, was about 175 KB (docs/WIRE.md, flow control).
      */
     boolean peerWindowAllows(int fullPacketBytes) {
-        int each = peerWindowSaid ? Math.max(largestSentBytes, HEADER_LENGTH) : fullPacketBytes;
-        return (long) pipe * each < peerWindowBytes;
+        return (long) pipe * countedPacketBytes(fullPacketBytes) < peerWindowBytes;
     }
 
-    /** The peer's advertised receive window (bytes), from its latest explicit ACK; 0 means "not said". */
-    void onWindowUpdate(long bytes) {
+    /** The peer's window in the packets the pipe counts in (see {@link #peerWindowAllows}). */
+    long peerWindowPackets(int fullPacketBytes) {
+        return peerWindowBytes / countedPacketBytes(fullPacketBytes);
+    }
+
+    private int countedPacketBytes(int fullPacketBytes) {
+        return windowInLargest ? Math.max(largestSentBytes, HEADER_LENGTH) : fullPacketBytes;
+    }
+
+    /**
+     * The peer's advertised receive window (bytes) from an explicit ACK whose cumulative PSN is
+     * {@code ackPsn} (everything before it received); 0 means "not said".
+     */
+    void onWindowUpdate(long bytes, int ackPsn) {
         if (bytes > 0) {
             peerWindowBytes = bytes;
-            peerWindowSaid = true;
+            if (!windowInLargest && largestSentBytes > 0 && before(largestSentPsn, ackPsn)) {
+                windowInLargest = true;
+            }
         }
     }
 
@@ -91,6 +112,8 @@ final class OutboundStream {
         int bytes = HEADER_LENGTH + s.payloadLength;
         if (bytes > largestSentBytes) {
             largestSentBytes = bytes;
+            largestSentPsn = s.psn;
+            windowInLargest = false;
         }
         s.sentAt = now;
         s.sendOrder = ++transmissions;

@@ -91,7 +91,7 @@ final class SoftQueuePair implements QueuePair {
         this.stream = new OutboundStream(soft.sendWindow(), initialPsn, this::onSegmentTimeout);
         int packetBytes = config.mtu() + HeaderFlyweight.HEADER_LENGTH;
         CongestionControl congestion = new AimdCongestionControl(soft.initialCongestionWindow(), soft.sendWindow(),
-                () -> (int) Math.min(Integer.MAX_VALUE, stream.peerWindowBytes() / packetBytes));
+                () -> (int) Math.min(Integer.MAX_VALUE, stream.peerWindowPackets(packetBytes)));
         this.loss = new LossRecovery(stream, congestion, new RttEstimator(config.ackTimeout().toNanos()),
                 device.timers(), counters, config.retryCount(), soft.ackDelay().toNanos());
         this.completer = new Completer(this, device, stream, loss, responses, progress);

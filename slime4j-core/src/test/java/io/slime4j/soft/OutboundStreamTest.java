@@ -67,9 +67,9 @@ class OutboundStreamTest {
         }
         assertThat(admitted).as("the assumed window, rounded up to whole packets")
                 .isEqualTo((int) ((OutboundStream.INITIAL_PEER_WINDOW_BYTES + packet - 1) / packet));
-        stream.onWindowUpdate(0);
+        stream.onWindowUpdate(0, stream.nxt());
         assertThat(stream.peerWindowAllows(packet)).as("0 means not said").isFalse();
-        stream.onWindowUpdate(1 << 20);
+        stream.onWindowUpdate(1 << 20, stream.nxt());
         assertThat(stream.peerWindowAllows(packet)).isTrue();
     }
 
@@ -80,13 +80,20 @@ class OutboundStreamTest {
         assertThat(sendWhileAllowed(big, full, 32)).as("before the peer said: full packets of the assumed window")
                 .isEqualTo((int) ((OutboundStream.INITIAL_PEER_WINDOW_BYTES + full - 1) / full));
         int small = HEADER_LENGTH + 32;
-        big.onWindowUpdate(100L * small); // the peer counts its window in the largest packet it received
+        big.onWindowUpdate(100L * small, big.nxt()); // the peer counts its window in the largest packet it received
         assertThat(sendWhileAllowed(big, full, 32) + 5).as("the peer's window in the stream's 32-byte packets")
                 .isEqualTo(100);
-        big.onWindowUpdate(200L * small);
-        assertThat(sendWhileAllowed(big, full, 32 + small)).as("one larger packet: each now counts as that")
+        assertThat(big.peerWindowPackets(full)).isEqualTo(100);
+        big.onWindowUpdate(200L * small, big.nxt());
+        int larger = big.nxt();
+        assertThat(sendWhileAllowed(big, full, 32 + small)).as("a larger packet: full packets count again")
                 .isEqualTo(1);
-        assertThat(big.peerWindowAllows(full)).as("101 packets counted as 192 bytes overfill a window of 200 x 96").isFalse();
+        big.onWindowUpdate(1 << 20, larger);
+        assertThat(big.peerWindowAllows(full)).as("a window from an ACK short of the larger packet: 101 full packets")
+                .isFalse();
+        big.onWindowUpdate(1 << 20, larger + 1);
+        assertThat(big.peerWindowAllows(full)).as("once an ACK covers it, each counts as 192 bytes").isTrue();
+        assertThat(big.peerWindowPackets(full)).isEqualTo((1 << 20) / (small + 96));
     }
 
     /** Sends packets of {@code payload} bytes while the peer's window allows; how many went. */
