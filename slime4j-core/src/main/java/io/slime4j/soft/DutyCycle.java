@@ -263,8 +263,9 @@ final class DutyCycle {
 
     /**
      * As {@link #driveUntil(BooleanSupplier, long)}, but after a cycle that did no work (or while
-     * another thread holds the right) it calls {@code idle} instead of spinning: a default device's
-     * waiter blocks on the device's sockets there ({@link WaiterBlock}).
+     * another thread holds the right, which on a default device then runs one more when it gives
+     * the right back) it calls {@code idle} instead of spinning: a default device's waiter blocks on
+     * the device's sockets there ({@link WaiterBlock}).
      */
     boolean driveUntil(BooleanSupplier ready, long deadline, Idle idle) throws InterruptedException {
         WAITERS.getAndAdd(this, 1);
@@ -279,6 +280,15 @@ final class DutyCycle {
                 int done;
                 try {
                     done = tryRun(true);
+                    if (done < 0 && !waitersDrive) {
+                        // another thread's cycle is under way and may have passed a request posted just before
+                        // this wait (a default device's poster leaves it to the agent, which skips a device a
+                        // waiter drives): ask that holder for one more cycle, as a poster does (a Dekker pair
+                        // with its release), so that this waiter may block (a busy-polling waiter only spins
+                        // and runs its own cycle after the holder's)
+                        postPending = true;
+                        done = tryRun(work, true); // if it wins the right after all: a whole cycle, which sends too
+                    }
                 } catch (RuntimeException e) {
                     waiterError.accept(e);
                     done = 0;

@@ -69,6 +69,45 @@ class DutyCycleTest {
     }
 
     @Test
+    void aWaiterThatFindsTheCycleHeldHasTheHolderRunOneMoreBeforeItBlocks() throws Exception {
+        CountDownLatch inside = new CountDownLatch(1);
+        CountDownLatch leave = new CountDownLatch(1);
+        AtomicReference<Thread> postRanOn = new AtomicReference<>();
+        DutyCycle duty = new DutyCycle(now -> {
+            if (inside.getCount() > 0) {
+                inside.countDown();
+                try {
+                    leave.await(); // the agent's cycle passed a request posted meanwhile, left to it
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            return 0;
+        }, now -> {
+            postRanOn.set(Thread.currentThread()); // the cycle that sends the request
+            return 1;
+        }, false, RETHROW, () -> { });
+        Thread holder = Thread.ofPlatform().start(() -> duty.tryRun());
+        assertThat(inside.await(5, TimeUnit.SECONDS)).isTrue();
+        AtomicInteger blocks = new AtomicInteger();
+
+        boolean ready = duty.driveUntil(() -> postRanOn.get() != null, System.nanoTime() + TimeUnit.SECONDS.toNanos(2),
+                remaining -> {
+                    blocks.incrementAndGet(); // a default device's waiter blocks on its sockets here
+                    leave.countDown(); // the holder gives the right back meanwhile
+                    try {
+                        holder.join();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                });
+
+        assertThat(ready).as("the request left while the waiter blocked").isTrue();
+        assertThat(postRanOn.get()).as("one more cycle, run by the holder as it left").isSameAs(holder);
+        assertThat(blocks.get()).isEqualTo(1);
+    }
+
+    @Test
     void aHeldPostRunsNoCycleAndTheNextCycleAnyoneRunsSendsItFirst() {
         AtomicInteger cycles = new AtomicInteger();
         AtomicInteger postCycles = new AtomicInteger();
