@@ -100,10 +100,6 @@ final class OutboundStream {
         }
     }
 
-    long peerWindowBytes() {
-        return peerWindowBytes;
-    }
-
     /**
      * The segment goes on the wire now (first time or again): its send time and its place in the
      * order of transmissions (several leave at one {@code now} in a duty cycle's burst), and the pipe.
