@@ -69,13 +69,6 @@ final class AckScheduler {
         this(ackDelayNanos, ackEvery, ownPacketBytes, initialPeerWindowBytes, largestPacketBytes, () -> false);
     }
 
-    /** As below, with a fixed answer (a busy-polling device's waiters always drive it). */
-    AckScheduler(long ackDelayNanos, int ackEvery, int ownPacketBytes, long initialPeerWindowBytes,
-                 int largestPacketBytes, boolean requestWaitsForNextCycle) {
-        this(ackDelayNanos, ackEvery, ownPacketBytes, initialPeerWindowBytes, largestPacketBytes,
-                requestWaitsForNextCycle ? () -> true : () -> false);
-    }
-
     /**
      * As above; while {@code requestWaitsForNextCycle} holds, an ACK asked for at once leaves in the
      * next duty cycle, unless a data packet carries it first (while waiters drive the device).

@@ -61,6 +61,12 @@ public final class SoftDevice implements VerbsDevice {
     private final WaiterBlock waiterBlock;
     /** Whether the last cycle ended with nothing timed pending (no timer armed, no command queued, no queue pair owing an ACK or holding unacknowledged data); written by the cycle's holder. */
     private volatile boolean quietAfterCycle = true;
+    /** {@link #quietAfterCycle} for a waiter's block ({@link #blockingDrive}), built once. */
+    private final java.util.function.BooleanSupplier quietNow = () -> quietAfterCycle;
+    /** Whether arrivals come as a stream, by how the waiters' drives ended; see {@link #waiterMayBlock}. */
+    private final StreamDetector streams = new StreamDetector(System::nanoTime);
+    /** Whether the last post came behind requests of its queue pair not yet retired (a stream); see {@link #waiterMayBlock}. */
+    private volatile boolean lastPostBehind;
     private int nextQpn = 1;
     private final JmxCounters jmx;
     private volatile boolean closed;
@@ -397,8 +403,6 @@ public final class SoftDevice implements VerbsDevice {
         return duty.driveUntil(drive.done(), deadline, drive.idle());
     }
 
-    private final java.util.function.BooleanSupplier quietNow = () -> quietAfterCycle;
-
     /**
      * Whether a waiter may take the {@link WaiterBlock} now: the agent is idle (its last cycle found
      * nothing to do, or it rests while waiters drive), the last post was not made behind
@@ -412,12 +416,6 @@ public final class SoftDevice implements VerbsDevice {
     boolean waiterMayBlock() {
         return !lastPostBehind && agent.standsIdle() && !streams.streaming();
     }
-
-    /** Whether arrivals come as a stream, by how the waiters' drives ended; see {@link #waiterMayBlock}. */
-    private final StreamDetector streams = new StreamDetector(System::nanoTime);
-
-    /** Whether the last post came behind requests of its queue pair not yet retired (a stream); see {@link #waiterMayBlock}. */
-    private volatile boolean lastPostBehind;
 
     /**
      * The waiter holding the {@link WaiterBlock} left it, having {@code blocked} on the sockets or not

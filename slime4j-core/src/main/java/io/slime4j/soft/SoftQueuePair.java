@@ -282,11 +282,6 @@ final class SoftQueuePair implements QueuePair {
 
     // ---------------------------------------------------------------- agent side
 
-    /** One duty cycle for this queue pair. */
-    int doWork(long now) {
-        return doWork(now, true);
-    }
-
     /**
      * One duty cycle for this queue pair; {@code detectLoss}: the cycle took the sockets in first,
      * so time-based loss detection (the tail-loss probe, the response timeout) may act. A cycle that

@@ -29,7 +29,7 @@ class AckSchedulerTest {
 
     @Test
     void onABusyPollingDeviceAnAckAskedForAtOnceWaitsForTheNextCycleSoThatTheReplyCanCarryIt() {
-        AckScheduler busy = new AckScheduler(DELAY, 32, PACKET, 256 * 1024, 65_536, true);
+        AckScheduler busy = new AckScheduler(DELAY, 32, PACKET, 256 * 1024, 65_536, () -> true);
         busy.onAccepted(now);
         busy.onAckRequested(now);
         assertThat(busy.owesAck()).isTrue();

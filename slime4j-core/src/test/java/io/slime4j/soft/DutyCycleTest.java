@@ -2,6 +2,7 @@ package io.slime4j.soft;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -96,7 +97,7 @@ class DutyCycleTest {
                     blocks.incrementAndGet(); // a default device's waiter blocks on its sockets here
                     leave.countDown(); // the holder gives the right back meanwhile
                     try {
-                        holder.join();
+                        holder.join(Duration.ofSeconds(5));
                     } catch (InterruptedException e) {
                         Thread.currentThread().interrupt();
                     }
