@@ -78,7 +78,7 @@ class DutyCycleTest {
             if (inside.getCount() > 0) {
                 inside.countDown();
                 try {
-                    leave.await(); // the agent's cycle passed a request posted meanwhile, left to it
+                    leave.await(5, TimeUnit.SECONDS); // the agent's cycle passed a request posted meanwhile, left to it
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }
