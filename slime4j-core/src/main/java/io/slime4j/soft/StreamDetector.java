@@ -19,8 +19,16 @@ import java.util.function.LongSupplier;
  * from any thread.
  */
 final class StreamDetector {
-    /** Drives in a row that ended without blocking that make a stream. */
-    static final int RUN = 4;
+    /**
+     * Drives in a row that ended without blocking that make a stream. A round trip's waiter finds
+     * its datagram there already now and then too: when its thread was preempted on a busy machine
+     * while the reply came (about one drive in five on 2 cores with both processes' agents and
+     * callers). With a run of 4 that made a stream hundreds of times a run, and each kept the
+     * waiters parked behind the agent for the hold (a hop per trip), which the agent's busy cycles
+     * then prolonged: 20-45% of a round trip's waits. A stream's drives never block, so 16 costs it
+     * 12 more messages taken in by the waiter per hold; a round trip meets such a run next to never.
+     */
+    static final int RUN = 16;
     /** How long a detected stream keeps waiters from driving. */
     static final long HOLD_NANOS = 10_000_000;
 
