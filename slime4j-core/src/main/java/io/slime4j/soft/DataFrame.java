@@ -17,6 +17,12 @@ final class DataFrame extends HeaderFlyweight {
         return this;
     }
 
+    @Override
+    DataFrame wrapAt(MemorySegment segment, long base) {
+        super.wrapAt(segment, base);
+        return this;
+    }
+
     /** WRITE: where this packet's payload goes; READ_REQ, ATOMIC_REQ: the target address. */
     long remoteAddress() { return rawLong(ADDRESS_OFFSET); }
     long remoteKey() { return rawLong(RKEY_OFFSET); }

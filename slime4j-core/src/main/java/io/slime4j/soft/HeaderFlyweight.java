@@ -130,10 +130,24 @@ class HeaderFlyweight {
     private static final ValueLayout.OfShort SHORT = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
     private MemorySegment segment;
+    /** Where the header starts in {@link #segment}: 0, except for a header read in place in a receive buffer ({@link #wrapAt}). */
+    private long base;
 
     /** Wraps {@code segment}; returns this. */
     HeaderFlyweight wrap(MemorySegment segment) {
         this.segment = segment;
+        this.base = 0;
+        return this;
+    }
+
+    /**
+     * Wraps the header that starts at {@code base} in {@code segment} (one datagram of a coalesced
+     * receive, read where it lies: no slice per packet); returns this. Reads only: {@link #segment()}
+     * and the writers assume a header at 0.
+     */
+    HeaderFlyweight wrapAt(MemorySegment segment, long base) {
+        this.segment = segment;
+        this.base = base;
         return this;
     }
 
@@ -141,17 +155,17 @@ class HeaderFlyweight {
         return segment;
     }
 
-    int version() { return segment.get(ValueLayout.JAVA_BYTE, VERSION_OFFSET) & 0xFF; }
-    int type() { return segment.get(ValueLayout.JAVA_BYTE, TYPE_OFFSET) & 0xFF; }
-    int flags() { return segment.get(SHORT, FLAGS_OFFSET) & 0xFFFF; }
-    int destQpn() { return segment.get(INT, DEST_QPN_OFFSET); }
-    long token() { return segment.get(LONG, TOKEN_OFFSET); }
-    int psn() { return segment.get(INT, PSN_OFFSET); }
-    int ackPsn() { return segment.get(INT, ACK_PSN_OFFSET); }
+    int version() { return segment.get(ValueLayout.JAVA_BYTE, base + VERSION_OFFSET) & 0xFF; }
+    int type() { return segment.get(ValueLayout.JAVA_BYTE, base + TYPE_OFFSET) & 0xFF; }
+    int flags() { return segment.get(SHORT, base + FLAGS_OFFSET) & 0xFFFF; }
+    int destQpn() { return segment.get(INT, base + DEST_QPN_OFFSET); }
+    long token() { return segment.get(LONG, base + TOKEN_OFFSET); }
+    int psn() { return segment.get(INT, base + PSN_OFFSET); }
+    int ackPsn() { return segment.get(INT, base + ACK_PSN_OFFSET); }
 
     /** A shared slot, for the typed frames only. */
-    final int rawInt(int offset) { return segment.get(INT, offset); }
-    final long rawLong(int offset) { return segment.get(LONG, offset); }
+    final int rawInt(int offset) { return segment.get(INT, base + offset); }
+    final long rawLong(int offset) { return segment.get(LONG, base + offset); }
     final void rawInt(int offset, int v) { segment.set(INT, offset, v); }
     final void rawLong(int offset, long v) { segment.set(LONG, offset, v); }
 
@@ -172,9 +186,9 @@ class HeaderFlyweight {
     HeaderFlyweight flags(int v) { segment.set(SHORT, FLAGS_OFFSET, (short) v); return this; }
     HeaderFlyweight ackPsn(int v) { segment.set(INT, ACK_PSN_OFFSET, v); return this; }
     /** Reads a 32-bit little-endian value at {@code offset} from the start of the packet. */
-    int intAt(long offset) { return segment.get(INT, offset); }
+    int intAt(long offset) { return segment.get(INT, base + offset); }
     void intAt(long offset, int v) { segment.set(INT, offset, v); }
-    long longAt(long offset) { return segment.get(LONG, offset); }
+    long longAt(long offset) { return segment.get(LONG, base + offset); }
     void longAt(long offset, long v) { segment.set(LONG, offset, v); }
 
     /** Whether a packet of {@code length} bytes with this header is well formed (version, type, size). */

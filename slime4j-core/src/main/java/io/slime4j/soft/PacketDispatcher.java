@@ -255,4 +255,51 @@ final class PacketDispatcher implements PlacingPacketHandler {
     public void onPlacedPacket(MemorySegment packet, int length, WireAddress from) {
         dispatch(packet, length, from, true);
     }
+
+    /** The header of a datagram of a coalesced receive, read where it lies ({@link #onPlacedRun}). */
+    private final DataFrame runFrame = new DataFrame();
+
+    /**
+     * The rest of an RDMA write whose packet was placed last, from a coalesced receive: each
+     * datagram routed as {@link #route} would route it (same queue pair and token; the whole
+     * receive came from one source, checked once) and executed by the responder if it continues
+     * the write ({@link Responder#onPlacedContinuation}); counted together. The ACKs they carry are
+     * cumulative and were sent in order: the last one taken stands for all.
+     */
+    @Override
+    public int onPlacedRun(MemorySegment buffer, int segment, int first, int count, int last, WireAddress from) {
+        SoftQueuePair qp = placedQp;
+        if (qp == null || !qp.isActive() || !from.equals(qp.peerAddress())) {
+            return 0;
+        }
+        int qpn = qp.qpn();
+        long token = qp.localToken();
+        Responder responder = qp.responder();
+        int taken = 0;
+        long bytes = 0;
+        boolean acked = false;
+        int ackPsn = 0;
+        for (int i = first; i < count; i++) {
+            int length = i < count - 1 ? segment : last;
+            DataFrame d = runFrame.wrapAt(buffer, (long) i * segment);
+            if (d.destQpn() != qpn || d.token() != token || !responder.onPlacedContinuation(d, length, now)) {
+                break;
+            }
+            if ((d.flags() & F_ACK) != 0) {
+                acked = true;
+                ackPsn = d.ackPsn();
+            }
+            taken++;
+            bytes += length;
+        }
+        if (taken > 0) {
+            CounterSet c = qp.countersSet();
+            c.add(Counter.PACKETS_RECEIVED, taken);
+            c.add(Counter.BYTES_RECEIVED, bytes);
+            if (acked) {
+                qp.completer().onCumulativeAck(ackPsn, now);
+            }
+        }
+        return taken;
+    }
 }

@@ -383,6 +383,32 @@ final class Responder implements Transmitter.PiggyBack {
     }
 
     /**
+     * A packet of a coalesced receive whose payload the wire received right behind that of the
+     * WRITE packet executed last ({@link PacketDispatcher#onPlacedRun}, already routed): executed as
+     * {@link #onPacket} would execute it, if it is the next in order and continues that write
+     * exactly ({@link WritePlacement#continues}, which stands for the op checks and the key check)
+     * and nothing else must happen with it: no packet is held ahead of order, and it is not the
+     * write's last packet with an immediate (which consumes a receive). Returns false otherwise,
+     * and the wire hands it over on its own. A piggy-backed ACK it carries is the dispatcher's.
+     */
+    boolean onPlacedContinuation(DataFrame d, int length, long now) {
+        int flags = d.flags();
+        int payload = length - HEADER_LENGTH;
+        if (inbound.hasHoles() || (flags & (F_LAST | F_IMM)) == (F_LAST | F_IMM)
+                || d.psn() != inbound.expectedPsn() || !placement.continues(d, payload)) {
+            return false;
+        }
+        placement.acceptNext(payload);
+        acks.onPacketSize(length);
+        inbound.advance(); // nothing held ahead of order: nothing to forget, nothing to drain
+        acks.onAccepted(now);
+        if ((flags & F_ACK_REQ) != 0) {
+            acks.onAckRequested(now);
+        }
+        return true;
+    }
+
+    /**
      * Whether the {@code count} packets from {@code firstPsn} on are all duplicates (before the
      * expected PSN, or held ahead of a hole already): if so they are counted and answered (an ACK at
      * once unless one left within the ACK delay, {@link AckScheduler#onDuplicate}) as if each had been received, and the

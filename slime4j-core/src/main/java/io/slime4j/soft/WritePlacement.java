@@ -21,6 +21,9 @@ final class WritePlacement {
     private long messageOffset;
     private int payload;
     private int messageLength;
+    /** The accepted packet's remote key and its message's remote start address, which a continuation repeats. */
+    private long remoteKey;
+    private long messageAddress;
 
     MemorySegment segment() { return segment; }
     long offset() { return offset; }
@@ -35,6 +38,8 @@ final class WritePlacement {
         messageOffset = d.messageOffset();
         payload = payloadLength;
         messageLength = d.messageLength();
+        remoteKey = d.remoteKey();
+        messageAddress = d.remoteAddress() - messageOffset;
         segment = e.segment;
         offset = base + messageOffset;
         length = payloadLength;
@@ -50,6 +55,34 @@ final class WritePlacement {
      */
     long room() {
         return (long) messageLength - messageOffset;
+    }
+
+    /**
+     * Whether {@code d}, with {@code payloadLength} bytes of payload, is the next packet of the
+     * write accepted last, received right behind it ({@link #predictNext}'s place), and passes
+     * {@link RemoteAccess#checkWrite} as that one did, without a look-up: the PSN after it, a WRITE
+     * of the same message (remote key, message start, length) at the offset where the last one's
+     * payload ended, lying inside the message, whose target was checked whole when the write's
+     * first placed packet was accepted. The region must still be valid, as for a prediction. On
+     * true the packet is accepted in its turn ({@link #acceptNext}). Progress agent thread only.
+     */
+    boolean continues(DataFrame d, int payloadLength) {
+        KeyTable.Entry e = entry;
+        long next = messageOffset + payload;
+        return e != null && e.valid && e.segment.scope().isAlive() && payloadLength > 0
+                && d.version() == HeaderFlyweight.VERSION
+                && d.type() == HeaderFlyweight.TYPE_WRITE && d.psn() == psn + 1 && d.messageOffset() == next
+                && d.messageLength() == messageLength && payloadLength <= messageLength - next
+                && d.remoteKey() == remoteKey && d.remoteAddress() - next == messageAddress;
+    }
+
+    /** Accepts the packet {@link #continues} said yes to, as {@link #accept} would. */
+    void acceptNext(int payloadLength) {
+        psn++;
+        messageOffset += payload;
+        payload = payloadLength;
+        offset = base + messageOffset;
+        length = payloadLength;
     }
 
     /**

@@ -83,6 +83,24 @@ public interface PlacingPacketHandler extends PacketHandler {
     }
 
     /**
+     * Right after {@link #onPlacedPacket} of a coalesced receive's datagram: takes the datagrams
+     * behind it in one go, as many of them as continue it exactly, each one the datagram whose
+     * place its payload took, that {@link #predictNext} and {@link #confirm} would accept one at a
+     * time, and handles them as {@link #onPlacedPacket} would (e.g. the rest of an RDMA write,
+     * checked and executed as a run: no look-up per datagram). The receive is in {@code buffer}
+     * as a whole receive puts it (datagram {@code i}'s header at {@code i * segment}; what follows
+     * a header there is not its payload), {@code count} datagrams of {@code segment} bytes, the last
+     * {@code last} bytes; the run begins at datagram {@code first}, and every payload lies back to
+     * back from the place of the one handed over before it.
+     *
+     * @return how many datagrams from {@code first} on it took (they count as placed); the wire
+     *         hands the rest over one at a time. The default takes none.
+     */
+    default int onPlacedRun(MemorySegment buffer, int segment, int first, int count, int last, WireAddress from) {
+        return 0;
+    }
+
+    /**
      * After {@link #place} declined a datagram: whether the handler has no use for any of its bytes,
      * so that the wire may drop it without reading them (no copy). {@code header} holds the first
      * {@link #headerLength()} bytes, {@code length} is its whole size; {@code segment} is 0 for one

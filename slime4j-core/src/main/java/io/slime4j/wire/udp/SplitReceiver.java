@@ -186,7 +186,8 @@ final class SplitReceiver {
     /**
      * Receives a coalesced run whose first datagram the handler placed with its payloads back to
      * back at the place (one system call, every header where a whole receive would put it), then
-     * hands the datagrams over in order: the first as placed, each next one as placed if the handler
+     * hands the datagrams over in order: the first as placed, as many after it as the handler takes
+     * in one go ({@link PlacingPacketHandler#onPlacedRun}), then each next one as placed if the handler
      * predicts exactly its place and confirms it. From the first that is not confirmed on, the
      * payloads are copied back behind their headers and the rest handed over whole (harmless, as
      * after a wrong prediction: the handler allowed any bytes there, {@link
@@ -214,7 +215,15 @@ final class SplitReceiver {
         predicted = false; // the next receive peeks: a prediction places only one datagram of a run
         countPlaced(segment);
         placing.onPlacedPacket(receiveSegment, segment, from);
-        for (int i = 1; i < count; i++) {
+        int taken = placing.onPlacedRun(receiveSegment, segment, 1, count, last, from);
+        if (taken > 0) { // counted as the loop below counts each
+            long bytes = (long) taken * segment - (1 + taken == count ? segment - last : 0);
+            receiveCounters.add(UdpCounters.DATAGRAMS_RECEIVED, taken);
+            receiveCounters.add(UdpCounters.BYTES_RECEIVED, bytes);
+            receiveCounters.add(UdpCounters.PLACED_RECEIVED, taken);
+            receiveCounters.add(UdpCounters.COALESCED_RECEIVED, taken);
+        }
+        for (int i = 1 + taken; i < count; i++) {
             int n = i < count - 1 ? segment : last;
             long at = offset + (long) i * payload;
             MemorySegment header = port.slice(i, segment);

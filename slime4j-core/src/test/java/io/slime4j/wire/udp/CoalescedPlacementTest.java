@@ -63,6 +63,42 @@ class CoalescedPlacementTest {
     }
 
     @Test
+    void theHandlerTakesPartOfTheRunInOneGoAndTheRestOneAtATime() {
+        RunPlacing h = new RunPlacing(arena.allocate(TOTAL + 100), TOTAL);
+        h.runTakes = 5; // datagrams 1..5 in one go; 6..9 confirmed one at a time
+        UdpPort b = sendRun();
+
+        assertThat(h.drain(b, COUNT)).isEqualTo(COUNT);
+
+        assertThat(h.runsAsked).as("asked once, right after the first datagram: first, count, last")
+                .containsExactly(List.of(1, COUNT, HEADER + LAST_PAYLOAD));
+        assertThat(h.placed).containsExactly(0, 1, 2, 3, 4, 5, 6, 7, 8, 9);
+        assertThat(h.confirmed).as("only those after the run").containsExactly(6, 7, 8, 9);
+        assertThat(h.whole).isEmpty();
+        assertThat(h.target.asSlice(0, TOTAL).toArray(ValueLayout.JAVA_BYTE)).isEqualTo(payloads());
+        assertThat(b.stats().placedDatagramsReceived()).isEqualTo(COUNT);
+        assertThat(b.stats().coalescedDatagramsReceived()).isEqualTo(COUNT - 1);
+        assertThat(b.stats().datagramsReceived()).isEqualTo(COUNT);
+        assertThat(b.stats().bytesReceived()).isEqualTo(TOTAL + COUNT * HEADER);
+    }
+
+    @Test
+    void aRunTakenWholeInOneGoCountsTheShortLastDatagram() {
+        RunPlacing h = new RunPlacing(arena.allocate(TOTAL + 100), TOTAL);
+        h.runTakes = COUNT;
+        UdpPort b = sendRun();
+
+        assertThat(h.drain(b, COUNT)).isEqualTo(COUNT);
+
+        assertThat(h.placed).containsExactly(0, 1, 2, 3, 4, 5, 6, 7, 8, 9);
+        assertThat(h.confirmed).isEmpty();
+        assertThat(h.target.asSlice(0, TOTAL).toArray(ValueLayout.JAVA_BYTE)).isEqualTo(payloads());
+        assertThat(b.stats().placedDatagramsReceived()).isEqualTo(COUNT);
+        assertThat(b.stats().datagramsReceived()).isEqualTo(COUNT);
+        assertThat(b.stats().bytesReceived()).isEqualTo(TOTAL + COUNT * HEADER);
+    }
+
+    @Test
     void fromTheFirstDatagramNotConfirmedTheRestArriveWholeAndByteExact() {
         RunPlacing h = new RunPlacing(arena.allocate(TOTAL), TOTAL);
         h.refuse = 4;
@@ -253,6 +289,10 @@ class CoalescedPlacementTest {
         final MemorySegment target;
         final long room;
         int refuse = -1;
+        /** How many datagrams {@link #onPlacedRun} takes at most (each checked where its header lies). */
+        int runTakes;
+        final List<List<Integer>> runsAsked = new ArrayList<>();
+        final List<Integer> confirmed = new ArrayList<>();
         /** Whether a run starting with a datagram placed already may be dropped unread. */
         boolean discardOld;
         final List<Integer> discardAsked = new ArrayList<>();
@@ -310,7 +350,26 @@ class CoalescedPlacementTest {
         @Override
         public boolean confirm(MemorySegment header, int length, WireAddress from) {
             long predicted = offset;
-            return place(header, length, from) && offset == predicted;
+            boolean yes = place(header, length, from) && offset == predicted;
+            if (yes) {
+                confirmed.add(next);
+            }
+            return yes;
+        }
+
+        @Override
+        public int onPlacedRun(MemorySegment buffer, int segment, int first, int count, int last, WireAddress from) {
+            runsAsked.add(List.of(first, count, last));
+            int taken = 0;
+            for (int i = first; i < count && taken < runTakes; i++) {
+                assertThat(buffer.asSlice((long) i * segment, HEADER).toArray(ValueLayout.JAVA_BYTE))
+                        .as("header of datagram %d where a whole receive puts it", i)
+                        .isEqualTo(Arrays.copyOf(datagram(i), HEADER));
+                assertThat(i < count - 1 ? segment : last).isEqualTo(datagram(i).length);
+                placed.add(next++);
+                taken++;
+            }
+            return taken;
         }
 
         @Override
