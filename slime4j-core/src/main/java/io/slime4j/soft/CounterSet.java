@@ -63,6 +63,10 @@ final class CounterSet implements Counters {
         add(c.id(), 1);
     }
 
+    void add(SoftCounter c, long delta) {
+        add(c.id(), delta);
+    }
+
     private void add(int id, long delta) {
         cells.add(id, delta);
     }

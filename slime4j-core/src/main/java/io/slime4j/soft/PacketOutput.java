@@ -118,6 +118,7 @@ final class PacketOutput implements Coalescer.Sink {
         if (coalescer != null) {
             coalescer.flushAll();
         }
+        flushCounts();
     }
 
     @Override
@@ -134,20 +135,58 @@ final class PacketOutput implements Coalescer.Sink {
         }
     }
 
+    /**
+     * What was sent since the counts were last added to the counters ({@link #flushCounts}): the
+     * packets and bytes of one queue pair at a time and the device's datagrams. A cycle sends runs
+     * of packets of one queue pair, and adding each one's counts took three atomic updates a packet
+     * on the sending agent (about a sixth of its Java samples on the veth).
+     */
+    private SoftQueuePair countedQp;
+    private long countedPackets;
+    private long countedBytes;
+    private long countedDatagrams;
+
     private boolean countDatagram(boolean sent) {
         if (sent) {
-            deviceCounters.increment(SoftCounter.DATAGRAMS_SENT);
+            countedDatagrams++;
         }
         return sent;
     }
 
-    private static void count(SoftQueuePair qp, boolean sent, int length) {
-        CounterSet c = qp.countersSet();
-        if (sent) {
-            c.increment(Counter.PACKETS_SENT);
-            c.add(Counter.BYTES_SENT, length);
-        } else {
-            c.increment(SoftCounter.SEND_DROPS);
+    private void count(SoftQueuePair qp, boolean sent, int length) {
+        if (!sent) {
+            qp.countersSet().increment(SoftCounter.SEND_DROPS);
+            return;
         }
+        if (qp != countedQp) {
+            flushQpCounts();
+            countedQp = qp;
+        }
+        countedPackets++;
+        countedBytes += length;
+    }
+
+    /**
+     * Adds what was sent since the last call to the counters: at the end of every cycle
+     * ({@link #flush}, and the cycle's {@code finally} should it throw), so a count is late by at
+     * most the cycle that sent the packet.
+     */
+    void flushCounts() {
+        flushQpCounts();
+        if (countedDatagrams > 0) {
+            deviceCounters.add(SoftCounter.DATAGRAMS_SENT, countedDatagrams);
+            countedDatagrams = 0;
+        }
+    }
+
+    private void flushQpCounts() {
+        if (countedPackets > 0) {
+            CounterSet c = countedQp.countersSet();
+            c.add(Counter.PACKETS_SENT, countedPackets);
+            c.add(Counter.BYTES_SENT, countedBytes);
+            countedPackets = 0;
+            countedBytes = 0;
+        }
+        countedQp = null;
     }
 }

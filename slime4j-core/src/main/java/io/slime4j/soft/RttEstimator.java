@@ -11,17 +11,25 @@ final class RttEstimator {
     private final long ackTimeoutNanos;
     private double srttNanos;
     private double rttVarNanos;
+    /** {@link #rto()}, computed when a sample changes it: it is read for every packet sent. */
+    private long rtoNanos;
 
     RttEstimator(long ackTimeoutNanos) {
         this.ackTimeoutNanos = ackTimeoutNanos;
         this.srttNanos = Math.min(ackTimeoutNanos / 4.0, 1_000_000);
         this.rttVarNanos = srttNanos / 2;
+        this.rtoNanos = computeRto();
     }
 
     /** One round-trip measurement. */
     void sample(long nanos) {
         rttVarNanos += (Math.abs(nanos - srttNanos) - rttVarNanos) / 4;
         srttNanos += (nanos - srttNanos) / 8;
+        rtoNanos = computeRto();
+    }
+
+    private long computeRto() {
+        return Math.max(ackTimeoutNanos, (long) (srttNanos + 4 * rttVarNanos));
     }
 
     double srtt() {
@@ -34,7 +42,7 @@ final class RttEstimator {
 
     /** The retransmit timeout. */
     long rto() {
-        return Math.max(ackTimeoutNanos, (long) (srttNanos + 4 * rttVarNanos));
+        return rtoNanos;
     }
 
     /** The timeout after {@code retries} retries: doubled each time, up to {@link QpConfig#MAX_BACKOFF} times. */

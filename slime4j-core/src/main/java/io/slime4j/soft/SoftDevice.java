@@ -618,6 +618,7 @@ public final class SoftDevice implements VerbsDevice {
             return work;
         } finally {
             wakeups.flush(); // what a cycle that threw still owes (nothing otherwise)
+            output.flushCounts();
         }
     }
 

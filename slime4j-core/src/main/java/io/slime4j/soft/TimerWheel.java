@@ -60,6 +60,12 @@ final class TimerWheel {
     /** First tick the next poll visits; no scheduled timer lies in an earlier tick. */
     private long currentTick;
     private int size;
+    /**
+     * The deadline scheduled last and its tick: the packets a cycle sends are scheduled for one
+     * deadline (the cycle's time plus the timeout), and a tick is a 64-bit division.
+     */
+    private long lastDeadline;
+    private long lastTick;
     /** Next timer to visit in the bucket being expired; kept valid by {@link #unlink}. */
     private Timer cursor;
     private boolean polling;
@@ -84,6 +90,8 @@ final class TimerWheel {
         this.mask = slots - 1;
         this.tickNanos = tickNanos;
         this.startNanos = startNanos;
+        this.lastDeadline = startNanos;
+        this.lastTick = tickOf(startNanos);
     }
 
     /**
@@ -102,7 +110,11 @@ final class TimerWheel {
             throw new IllegalArgumentException("timer is scheduled on another wheel");
         }
         timer.deadline = deadlineNanos;
-        int b = (int) Math.max(tickOf(deadlineNanos), currentTick) & mask;
+        if (deadlineNanos != lastDeadline) {
+            lastTick = tickOf(deadlineNanos);
+            lastDeadline = deadlineNanos;
+        }
+        int b = (int) Math.max(lastTick, currentTick) & mask;
         Timer head = buckets[b];
         timer.bucket = b;
         timer.prev = null;

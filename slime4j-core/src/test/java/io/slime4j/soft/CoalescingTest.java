@@ -151,6 +151,7 @@ class CoalescingTest {
         assertThat(packets(a)).isEqualTo(8);
         assertThat(datagrams(a)).as("each pair's first on the priority channel, all with each other").isEqualTo(2);
         assertThat(p1.qpA.counters().get(Counter.PACKETS_SENT)).as("still counted per queue pair").isEqualTo(4);
+        assertThat(p2.qpA.counters().get(Counter.PACKETS_SENT)).isEqualTo(4);
 
         b.doWork(now);
         a.doWork(now);

@@ -71,6 +71,30 @@ class TimerWheelTest {
     }
 
     @Test
+    void timersScheduledForTheSameDeadlineAndOthersBetweenThemEachFireAtTheirOwn() {
+        // a cycle schedules its packets for one deadline; the wheel reuses that deadline's tick
+        TimerWheel wheel = new TimerWheel(100, 8, 0);
+        Recorder r = new Recorder();
+        Named a = new Named("a");
+        Named b = new Named("b");
+        Named c = new Named("c");
+        Named d = new Named("d");
+        wheel.schedule(a, 550);
+        wheel.schedule(b, 550);
+        wheel.schedule(c, 250);
+        wheel.schedule(d, 550);
+        wheel.schedule(b, 1_250); // moved: one revolution less a tick later
+
+        assertThat(wheel.poll(250, r)).isEqualTo(1);
+        assertThat(wheel.poll(549, r)).isZero();
+        assertThat(wheel.poll(550, r)).isEqualTo(2);
+        assertThat(wheel.poll(1_249, r)).isZero();
+        assertThat(wheel.poll(1_250, r)).isEqualTo(1);
+        assertThat(r.fired).containsExactly(c, d, a, b);
+        assertThat(r.at).containsExactly(250L, 550L, 550L, 1_250L);
+    }
+
+    @Test
     void aDeadlineInThePastFiresAtTheNextPoll() {
         TimerWheel wheel = new TimerWheel(100, 8, 1_000);
         Recorder r = new Recorder();
