@@ -264,7 +264,9 @@ final class PacketDispatcher implements PlacingPacketHandler {
      * datagram routed as {@link #route} would route it (same queue pair and token; the whole
      * receive came from one source, checked once) and executed by the responder if it continues
      * the write ({@link Responder#onPlacedContinuation}); counted together. The ACKs they carry are
-     * cumulative and were sent in order: the last one taken stands for all.
+     * cumulative: the newest stands for all (one round-trip sample and one count of
+     * {@link SoftCounter#ACKS_RECEIVED} for the run, where one per datagram that moved it on was
+     * taken before).
      */
     @Override
     public int onPlacedRun(MemorySegment buffer, int segment, int first, int count, int last, WireAddress from) {
@@ -285,7 +287,7 @@ final class PacketDispatcher implements PlacingPacketHandler {
             if (d.destQpn() != qpn || d.token() != token || !responder.onPlacedContinuation(d, length, now)) {
                 break;
             }
-            if ((d.flags() & F_ACK) != 0) {
+            if ((d.flags() & F_ACK) != 0 && (!acked || before(ackPsn, d.ackPsn()))) {
                 acked = true;
                 ackPsn = d.ackPsn();
             }

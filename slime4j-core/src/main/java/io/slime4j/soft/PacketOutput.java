@@ -13,7 +13,9 @@ import java.lang.foreign.MemorySegment;
  * enough, copied into the {@link Coalescer} to leave with the other small packets for the same
  * peer at the end of the agent's turn ({@link #flush()}); so one buffer serves the whole device.
  * A packet that is not coalesced first lets out what is held for its peer and channel, so that
- * each channel to a peer keeps the order the engine sent in. Agent thread only.
+ * each channel to a peer keeps the order the engine sent in. Used by the holder of the device's
+ * duty cycle (its agent, or a waiting or posting thread), one at a time; what it counts is added
+ * to the counters at the end of each cycle.
  */
 final class PacketOutput implements Coalescer.Sink {
     private final WirePort port;

@@ -291,6 +291,11 @@ public final class SoftDevice implements VerbsDevice {
 
     // ---------------------------------------------------------------- engine services
 
+    /** The receive path, which the port hands datagrams to. */
+    PacketDispatcher dispatcher() {
+        return dispatcher;
+    }
+
     /** The transmit buffer and the send path of the device's port. */
     PacketOutput output() {
         return output;

@@ -44,9 +44,10 @@ public interface PlacingPacketHandler extends PacketHandler {
      * may have written before it has seen the datagrams that own them (at least the accepted
      * datagram's payload; e.g. the rest of the RDMA write in progress, undefined until it
      * completes). A wire that received several datagrams coalesced may receive the payloads of
-     * those behind the accepted one there, back to back, and then hands each over only after
-     * {@link #predictNext} and {@link #confirm} agree it is the one whose place it took (copying it
-     * back behind its header otherwise, as after a wrong prediction). The default allows nothing
+     * those behind the accepted one there, back to back, and then hands them over only as the
+     * handler takes them: in one go ({@link #onPlacedRun}), or each after {@link #predictNext} and
+     * {@link #confirm} agree it is the one whose place it took (copying it back behind its header
+     * otherwise, as after a wrong prediction). The default allows nothing
      * beyond the accepted datagram.
      */
     default long placementRoom() {

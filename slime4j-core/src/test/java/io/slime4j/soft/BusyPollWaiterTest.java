@@ -160,6 +160,7 @@ class BusyPollWaiterTest {
                 long before = counters.get(SoftCounter.DATAGRAMS_SENT);
                 a.qp.postSend(new WorkRequest().wrId(i).opcode(Opcode.RDMA_WRITE).sge(a.mr, 0, 64)
                         .remote(RemoteRegion.of(b.mr), 0));
+                // counted at the end of the cycle that sent it: the poster's own, before postSend returns
                 if (counters.get(SoftCounter.DATAGRAMS_SENT) > before) {
                     leftInPost++;
                 }
@@ -284,6 +285,7 @@ class BusyPollWaiterTest {
             long sentBefore = counters.get(SoftCounter.DATAGRAMS_SENT);
             a.qp.postSend(new WorkRequest().wrId(77).opcode(Opcode.RDMA_WRITE).sge(a.mr, 0, 64)
                     .remote(RemoteRegion.of(b.mr), 0));
+            // counted at the end of the cycle that sent it: the poster's own, before postSend returns
             assertThat(counters.get(SoftCounter.DATAGRAMS_SENT)).as("the write left before postSend returned")
                     .isGreaterThan(sentBefore);
 

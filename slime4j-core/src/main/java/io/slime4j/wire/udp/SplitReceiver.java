@@ -215,7 +215,7 @@ final class SplitReceiver {
         predicted = false; // the next receive peeks: a prediction places only one datagram of a run
         countPlaced(segment);
         placing.onPlacedPacket(receiveSegment, segment, from);
-        int taken = placing.onPlacedRun(receiveSegment, segment, 1, count, last, from);
+        int taken = Math.min(count - 1, placing.onPlacedRun(receiveSegment, segment, 1, count, last, from));
         if (taken > 0) { // counted as the loop below counts each
             long bytes = (long) taken * segment - (1 + taken == count ? segment - last : 0);
             receiveCounters.add(UdpCounters.DATAGRAMS_RECEIVED, taken);
