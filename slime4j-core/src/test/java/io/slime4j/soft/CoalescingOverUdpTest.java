@@ -50,12 +50,7 @@ class CoalescingOverUdpTest {
                 CompletionQueue cqB = b.createCompletionQueue(2 * N);
                 QueuePair qpA = a.createQueuePair(pdA, config, cqA, cqA);
                 QueuePair qpB = b.createQueuePair(pdB, config, cqB, cqB);
-                qpA.modifyToInit();
-                qpB.modifyToInit();
-                qpA.modifyToRtr(qpB.localInfo());
-                qpB.modifyToRtr(qpA.localInfo());
-                qpA.modifyToRts();
-                qpB.modifyToRts();
+                ConnectedQueuePairs.connect(qpA, qpB);
                 MemorySegment src = arena.allocate((long) N * SIZE);
                 for (int i = 0; i < N * SIZE; i++) {
                     src.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 13 + 1));

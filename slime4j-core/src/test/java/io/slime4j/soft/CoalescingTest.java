@@ -58,12 +58,7 @@ class CoalescingTest {
             QpConfig config = QpConfig.defaults().toBuilder().mtu(4096).build(); // the pipe counts every packet as a full one
             qpA = a.createQueuePair(pdA, config, cqA, cqA);
             qpB = b.createQueuePair(pdB, config, cqB, cqB);
-            qpA.modifyToInit();
-            qpB.modifyToInit();
-            qpA.modifyToRtr(qpB.localInfo());
-            qpB.modifyToRtr(qpA.localInfo());
-            qpA.modifyToRts();
-            qpB.modifyToRts();
+            ConnectedQueuePairs.connect(qpA, qpB);
             MemorySegment src = arena.allocate((long) N * SIZE);
             for (int i = 0; i < N * SIZE; i++) {
                 src.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 31 + seed));

@@ -53,12 +53,7 @@ class PlacedRunTest {
         QpConfig config = QpConfig.defaults();
         QueuePair qpA = a.createQueuePair(pdA, config, a.createCompletionQueue(16), a.createCompletionQueue(16));
         QueuePair qpB = b.createQueuePair(pdB, config, b.createCompletionQueue(16), b.createCompletionQueue(16));
-        qpA.modifyToInit();
-        qpB.modifyToInit();
-        qpA.modifyToRtr(qpB.localInfo());
-        qpB.modifyToRtr(qpA.localInfo());
-        qpA.modifyToRts();
-        qpB.modifyToRts();
+        ConnectedQueuePairs.connect(qpA, qpB);
         qp = (SoftQueuePair) qpB;
         from = qp.peerAddress();
         target = pdB.register(arena.allocate((long) COUNT * PAYLOAD), AccessFlags.ALL);

@@ -56,12 +56,7 @@ class SoftDeviceDutyCycleTest {
         CompletionQueue cqB = b.createCompletionQueue(16);
         qpA = a.createQueuePair(pdA, config, cqA, cqA);
         QueuePair qpB = b.createQueuePair(pdB, config, cqB, cqB);
-        qpA.modifyToInit();
-        qpB.modifyToInit();
-        qpA.modifyToRtr(qpB.localInfo());
-        qpB.modifyToRtr(qpA.localInfo());
-        qpA.modifyToRts();
-        qpB.modifyToRts();
+        ConnectedQueuePairs.connect(qpA, qpB);
         MemorySegment src = arena.allocate(SIZE);
         for (int i = 0; i < SIZE; i++) {
             src.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 7 + 1));
