@@ -388,8 +388,14 @@ public final class UdpPort implements WirePort {
      * {@inheritDoc}
      *
      * <p>Order: the priority channel up to {@code limit - limit/8} datagrams, then the data channel,
-     * then the priority channel again with what is left; the eighth kept back means a flood on the
-     * priority port cannot starve the data channel. Datagrams larger than
+     * then the priority channel again with what is left, if it filled its share or the data channel
+     * brought something; the eighth kept back means a flood on the priority port cannot starve the
+     * data channel. The second look is for a priority datagram that arrived between the first two:
+     * sent before what the data channel then brought (the soft engine sends a data packet on the
+     * priority channel only when nothing of its stream is in flight before it), it would otherwise
+     * be taken a call later, out of order, and the holes it leaves until then are reported
+     * (a busy-polling receiver, which polls all the time, met that window for 1-2% of 32-byte
+     * messages, and the sender resent them: docs/PERFORMANCE.md, tenth round). Datagrams larger than
      * {@link #maxPacketSize()} are dropped and counted, and use up the limit too. The source is
      * the resolved {@link UdpAddress} it belongs to, or a single-socket address of the bare
      * source when no resolved address owns it. A coalesced (GRO) receive counts as the datagrams
@@ -408,8 +414,9 @@ public final class UdpPort implements WirePort {
         int priorityPolled = lastPolled;
         int budget = limit - priorityPolled;
         n += drain(dataChannel, dataSources, handler, budget, false);
-        if (priorityPolled == quota && lastPolled < budget) {
-            n += drain(priorityChannel, prioritySources, handler, budget - lastPolled, true);
+        int dataPolled = lastPolled;
+        if ((priorityPolled == quota || dataPolled > 0) && dataPolled < budget) {
+            n += drain(priorityChannel, prioritySources, handler, budget - dataPolled, true);
         }
         return n;
     }

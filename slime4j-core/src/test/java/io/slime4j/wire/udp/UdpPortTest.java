@@ -127,6 +127,28 @@ class UdpPortTest {
     }
 
     @Test
+    void aPriorityDatagramThatArrivesWhileTheDataChannelIsDrainedIsTakenInTheSameReceive() {
+        UdpPort a = wire.bind("");
+        UdpPort b = wire.bind("");
+        a.send(b.localAddress(), numbered(1), 4, false);
+        Datagrams.settle();
+        List<Integer> got = new java.util.ArrayList<>();
+        // the priority datagram arrives after the first look at the priority channel (on loopback a send
+        // is in the receiver's socket when it returns), while the data channel's datagram is handled
+        io.slime4j.wire.PacketHandler h = (packet, length, from) -> {
+            int n = packet.get(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED, 0);
+            got.add(n);
+            if (n == 1) {
+                a.send(b.localAddress(), numbered(0), 4, true);
+            }
+        };
+
+        assertThat(b.receive(h, 16)).isEqualTo(2);
+        assertThat(got).containsExactly(1, 0);
+        assertThat(b.receive(h, 16)).isZero();
+    }
+
+    @Test
     void aFloodOnThePriorityChannelLeavesAnEighthOfEachReceiveToTheDataChannel() {
         UdpPort a = wire.bind("");
         UdpPort b = wire.bind("");
