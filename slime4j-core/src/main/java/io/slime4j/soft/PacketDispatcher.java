@@ -136,6 +136,8 @@ final class PacketDispatcher implements PlacingPacketHandler {
     }
 
     private final DataFrame peeked = new DataFrame();
+    /** The header of a datagram of a coalesced receive, read where it lies ({@link #onPlacedRun}). */
+    private final DataFrame runFrame = new DataFrame();
     /** What the responder placed (or predicted) last, and for which queue pair. */
     private WritePlacement placement;
     private SoftQueuePair placedQp;
@@ -255,9 +257,6 @@ final class PacketDispatcher implements PlacingPacketHandler {
     public void onPlacedPacket(MemorySegment packet, int length, WireAddress from) {
         dispatch(packet, length, from, true);
     }
-
-    /** The header of a datagram of a coalesced receive, read where it lies ({@link #onPlacedRun}). */
-    private final DataFrame runFrame = new DataFrame();
 
     /**
      * The rest of an RDMA write whose packet was placed last, from a coalesced receive: each

@@ -27,6 +27,16 @@ final class PacketOutput implements Coalescer.Sink {
     private final AckFrame ack = new AckFrame();
     private final ResponseFrame response = new ResponseFrame();
     private final boolean gathers;
+    /**
+     * What was sent since the counts were last added to the counters ({@link #flushCounts}): the
+     * packets and bytes of one queue pair at a time and the device's datagrams. A cycle sends runs
+     * of packets of one queue pair, and adding each one's counts took three atomic updates a packet
+     * on the sending agent (about a sixth of its Java samples on the veth).
+     */
+    private SoftQueuePair countedQp;
+    private long countedPackets;
+    private long countedBytes;
+    private long countedDatagrams;
 
     PacketOutput(WirePort port, CounterSet deviceCounters, int coalesceLimit) {
         this.port = port;
@@ -120,7 +130,6 @@ final class PacketOutput implements Coalescer.Sink {
         if (coalescer != null) {
             coalescer.flushAll();
         }
-        flushCounts();
     }
 
     @Override
@@ -136,17 +145,6 @@ final class PacketOutput implements Coalescer.Sink {
             deviceCounters.increment(SoftCounter.COALESCED_PACKETS_SENT);
         }
     }
-
-    /**
-     * What was sent since the counts were last added to the counters ({@link #flushCounts}): the
-     * packets and bytes of one queue pair at a time and the device's datagrams. A cycle sends runs
-     * of packets of one queue pair, and adding each one's counts took three atomic updates a packet
-     * on the sending agent (about a sixth of its Java samples on the veth).
-     */
-    private SoftQueuePair countedQp;
-    private long countedPackets;
-    private long countedBytes;
-    private long countedDatagrams;
 
     private boolean countDatagram(boolean sent) {
         if (sent) {
@@ -169,9 +167,9 @@ final class PacketOutput implements Coalescer.Sink {
     }
 
     /**
-     * Adds what was sent since the last call to the counters: at the end of every cycle
-     * ({@link #flush}, and the cycle's {@code finally} should it throw), so a count is late by at
-     * most the cycle that sent the packet.
+     * Adds what was sent since the last call to the counters: at the end of every cycle (its
+     * {@code finally}, after {@link #flush} and the port's), so a count is late by at most the
+     * cycle that sent the packet.
      */
     void flushCounts() {
         flushQpCounts();

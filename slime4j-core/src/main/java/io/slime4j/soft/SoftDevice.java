@@ -623,7 +623,7 @@ public final class SoftDevice implements VerbsDevice {
             return work;
         } finally {
             wakeups.flush(); // what a cycle that threw still owes (nothing otherwise)
-            output.flushCounts();
+            output.flushCounts(); // what the cycle sent, counted once (also if it threw)
         }
     }
 
