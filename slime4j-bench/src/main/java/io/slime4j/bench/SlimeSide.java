@@ -184,6 +184,7 @@ final class SlimeSide extends Side {
             }
             reportRtt(samples);
         }
+        printCounters("rtt " + size + (isA ? " echo" : " pinger"));
     }
 
     @Override
