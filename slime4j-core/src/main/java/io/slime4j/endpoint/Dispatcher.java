@@ -352,6 +352,12 @@ final class Dispatcher implements Runnable, RailDrain {
         return true;
     }
 
+    /** Where posts complete on the posting thread ({@link CompletionQueue#completesOnPost}: busy-polling, shm). */
+    @Override
+    public boolean callersPostMore() {
+        return completesOnPost;
+    }
+
     /**
      * Whether a caller for whom {@link #help} returned null should try again soon rather than wait
      * on its op's signal alone: on a queue whose device its waiters drive ({@link

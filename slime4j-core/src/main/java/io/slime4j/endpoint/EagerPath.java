@@ -347,8 +347,10 @@ final class EagerPath {
 
     private boolean returnCredits(int n) {
         router.select(QpOpType.CONTROL, 0);
+        // more: no hurry (the peer holds the other seven eighths of its credits), so where the device's
+        // agent rests it leaves with what is posted next, usually the reply to the message that freed it
         creditWr.clear().wrId(WrIds.encode(WrIds.EAGER_CREDIT_SEND, 0, 0, 0, 0)).opcode(Opcode.SEND_WITH_IMM)
-                .immediate(Wire32.metaImm(Wire32.EAGER_CREDIT_TYPE, n));
+                .immediate(Wire32.metaImm(Wire32.EAGER_CREDIT_TYPE, n)).more(true);
         try {
             transport.meta.postSend(creditWr);
             stats.creditMessages.increment();

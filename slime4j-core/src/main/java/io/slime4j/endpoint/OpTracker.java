@@ -93,11 +93,12 @@ final class OpTracker {
      * Whether a request the calling thread posts now, inside a caller's own call, may be held by a
      * busy-polling device for what the caller posts or waits for next ({@code WorkRequest.more}):
      * on a single-rail endpoint ({@link #singleRail}: on several the next wait may drive another
-     * rail's device), not while handling completions ({@code rail} dispatching), not in completion
-     * stages the endpoint runs.
+     * rail's device) whose device holds it only that long ({@link RailDrain#callersPostMore}), not
+     * while handling completions ({@code rail} dispatching), not in completion stages the endpoint
+     * runs.
      */
     boolean postsMore(RailDrain rail) {
-        return rail != null && singleRail() && !rail.isDispatching() && !IN_STAGES.get();
+        return rail != null && singleRail() && rail.callersPostMore() && !rail.isDispatching() && !IN_STAGES.get();
     }
 
     /** Hands the completion of a view to the executor, never running user stages on this thread. */

@@ -5,7 +5,7 @@ import java.lang.invoke.VarHandle;
 import java.util.function.LongSupplier;
 
 /**
- * Doorbell batching on a busy-polling device: how many posted requests wait for the device's next
+ * Doorbell batching ({@link PostRoute#HOLD}): how many posted requests wait for the device's next
  * duty cycle instead of each running one, and when a poster must run it after all. A post held here
  * leaves with the next cycle anyone runs (the poster's own wait, a waiting thread's, the agent's);
  * a poster that keeps posting without waiting runs the cycle itself once {@link #MAX_POSTS} are held

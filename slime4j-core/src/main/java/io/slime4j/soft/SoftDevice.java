@@ -490,29 +490,28 @@ public final class SoftDevice implements VerbsDevice {
      * request leaves now, without a hand-off, where its agent may be resting while the
      * application's threads drive ({@link ProgressAgent}). A cycle held by another thread sends it,
      * or, if it had passed the queue pair already, its holder runs one more when it gives the right
-     * back ({@link DutyCycle}). With {@code mayHold} (more will follow, behind outstanding
-     * requests) the request waits for the next cycle instead, so that a burst of posts leaves
-     * together ({@link DutyCycle#holdForPoster}).
+     * back ({@link DutyCycle}). With {@code more} (more will follow) the request may wait for the
+     * next cycle instead ({@link DutyCycle#holdForPoster}): on a busy-polling device behind
+     * outstanding requests, so that a burst of posts leaves together; on a default device whose
+     * agent rests while no waiter drives, so that it leaves with what the poster posts next (the
+     * endpoint's eager-credit returns ride with the reply that follows them). {@link PostRoute}
+     * decides.
      */
-    void onPosted(boolean mayHold, boolean behind) {
+    void onPosted(boolean more, boolean behind) {
         if (waiterBlock != null && behind != lastPostBehind) {
             lastPostBehind = behind; // a volatile write only when it changes
         }
-        if (!duty.waitersDrive()) {
+        boolean waitersDrive = duty.waitersDrive();
+        if (!waitersDrive) {
             agent.wakeup(); // then read whether a waiter drives: a Dekker pair with the agent's rest
-            boolean driven = duty.drivenByWaiter();
-            if (!driven && !agent.resting()) {
-                return;
-            }
-            if (!driven && behind) {
-                agent.endRest(); // the agent takes the stream over
-            } else {
-                duty.runForPoster(); // held elsewhere: the holder runs one more if its cycle passed this queue pair
-            }
-        } else if (mayHold) {
-            duty.holdForPoster();
-        } else {
-            duty.runForPoster(); // held elsewhere: the holder runs one more if its cycle passed this queue pair
+        }
+        switch (PostRoute.of(waitersDrive, more, behind, !waitersDrive && duty.drivenByWaiter(),
+                !waitersDrive && agent.resting())) {
+            case AGENT -> { } // woken above, or running: its next cycle sends it
+            case AGENT_TAKES_STREAM -> agent.endRest();
+            case HOLD -> duty.holdForPoster();
+            // held elsewhere: the holder runs one more if its cycle passed this queue pair
+            case RUN -> duty.runForPoster();
         }
     }
 

@@ -225,7 +225,7 @@ final class SoftQueuePair implements QueuePair {
         }
         counters.increment(Counter.WR_POSTED);
         // in ERR (its agent may be dead): the cycle flushes it now
-        device.onPosted(wr.more() && behind && s == QpState.RTS, behind && s == QpState.RTS);
+        device.onPosted(wr.more() && s == QpState.RTS, behind && s == QpState.RTS);
     }
 
     @Override

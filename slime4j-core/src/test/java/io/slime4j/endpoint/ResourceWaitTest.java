@@ -57,6 +57,11 @@ class ResourceWaitTest {
         }
 
         @Override
+        public boolean callersPostMore() {
+            return driven;
+        }
+
+        @Override
         public boolean beginPosting() {
             return false;
         }
