@@ -40,10 +40,11 @@ interface RailDrain {
     /**
      * Whether a caller's own posts may say more will follow ({@code WorkRequest.more}) on this rail:
      * where its device completes requests on the posting thread ({@link
-     * io.slime4j.verbs.CompletionQueue#completesOnPost}: busy-polling, whose hold lasts until the
-     * caller's next post or wait). A default soft device holds such a post while its agent rests,
-     * until the next post or the rest's end: right for what nobody waits for (eager-credit
-     * returns), not for a caller's request, whose wait would come first.
+     * io.slime4j.verbs.CompletionQueue#completesOnPost}: a busy-polling soft device, whose hold
+     * lasts until the caller's next post or wait; shm, which ignores it). A default soft device
+     * holds such a post while its agent rests, until the next post or the rest's end: right for
+     * what nobody waits for (eager-credit returns), not for a caller's request, whose wait comes
+     * next and spins before it drives.
      */
     boolean callersPostMore();
 }

@@ -51,7 +51,7 @@ final class DutyCycle {
      * holder's cycle or makes the holder run one more (a Dekker pair of volatile accesses).
      */
     private volatile boolean postPending;
-    /** Requests posted on a device whose waiters drive it that wait for the next cycle ({@link #holdForPoster}). */
+    /** Posted requests that wait for the next cycle ({@link #holdForPoster}, {@link PostRoute#HOLD}). */
     private final HeldPosts held;
     private final boolean waitersDrive;
     private final java.util.function.Consumer<RuntimeException> waiterError;

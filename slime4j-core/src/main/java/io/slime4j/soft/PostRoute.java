@@ -14,8 +14,9 @@ package io.slime4j.soft;
  *   <li>{@link #HOLD}: the poster said more will follow ({@code WorkRequest.more}) where a cycle
  *       will come soon anyway ({@link DutyCycle#holdForPoster}): on a busy-polling device behind
  *       requests not yet retired (a burst between two waits leaves together); on a default device
- *       whose agent rests while no waiter drives (it leaves with the next post, the poster's next
- *       wait, or the agent's cycle when its rest ends, at most a millisecond).</li>
+ *       whose agent rests while no waiter drives, unless it is behind others (a stream, above): it
+ *       leaves with the next post, the poster's next wait, or the agent's send-only cycle when its
+ *       rest ends (at most a millisecond).</li>
  *   <li>{@link #RUN}: the posting thread runs a cycle that sends it now (or the cycle's holder runs
  *       one more for it).</li>
  * </ul>
@@ -27,15 +28,15 @@ enum PostRoute {
     RUN;
 
     /**
-     * @param waitersDrive whether the device busy-polls ({@link DutyCycle#waitersDrive})
+     * @param busyPolls    whether the device busy-polls ({@link DutyCycle#waitersDrive})
      * @param more         the request says more will follow (and its queue pair is in RTS)
      * @param behind       earlier requests of its queue pair are not yet retired (in RTS)
      * @param driven       a waiter drives the device now ({@link DutyCycle#drivenByWaiter}),
      *                     read after the agent was woken
      * @param resting      the agent rests while waiters drive ({@link ProgressAgent#resting})
      */
-    static PostRoute of(boolean waitersDrive, boolean more, boolean behind, boolean driven, boolean resting) {
-        if (waitersDrive) {
+    static PostRoute of(boolean busyPolls, boolean more, boolean behind, boolean driven, boolean resting) {
+        if (busyPolls) {
             return more && behind ? HOLD : RUN;
         }
         if (driven) {

@@ -129,7 +129,8 @@ final class ProgressAgent implements Runnable {
 
     /**
      * Whether the agent rests now, standing aside while waiters drive its devices: a poster on a
-     * default device then runs the cycle itself ({@link SoftDevice#onPosted}). Read after
+     * default device then runs the cycle itself, or holds its post for the next one ({@link
+     * SoftDevice#onPosted}, {@link PostRoute}). Read after
      * {@link #wakeup()}: a Dekker pair with the rest's start.
      */
     boolean resting() {
@@ -267,11 +268,15 @@ final class ProgressAgent implements Runnable {
     public void run() {
         while (running) {
             if (standingAside && !restWasCut) {
-                if (waitersServeAll() & !staleAckOwed() & !postsHeld()) { // a waiter ran a cycle during the rest: rest again
-                    if (!busySpin && wakePending) {
+                // a default device's post held for the next cycle woke the agent before it was held
+                // (SoftDevice.onPosted): the send-only cycle below sends it, and the agent rests again
+                boolean sendsHeld = !busySpin && wakePending;
+                if (waitersServeAll() & !staleAckOwed() & (sendsHeld || !postsHeld())) { // a waiter ran a cycle during the rest: rest again
+                    if (sendsHeld) {
                         // a default device's wake-ups while it stood aside (a post before the poster saw it resting,
-                        // a leaving waiter's owed ACK, a receive post): send what they need, but take nothing in,
-                        // which would take a datagram a waiter is about to read and hand it over (the p99)
+                        // a post held for the next cycle, a leaving waiter's owed ACK, a receive post): send what
+                        // they need, but take nothing in, which would take a datagram a waiter is about to read and
+                        // hand it over (the p99)
                         wakePending = false;
                         sendOnly();
                     }
@@ -445,7 +450,8 @@ final class ProgressAgent implements Runnable {
         staleAckOwed(); // marks where each device's cycles stand as the rest begins
         resting = true; // then read restCut (and wakePending): Dekker pairs with endRest() and a default device's posts
         // a default agent's rest does not begin after a wake-up that came before its sender could see it resting
-        // (the loop's next turn sends for it); later posters see it resting and run their own cycles
+        // (the loop's next turn sends for it); later posters see it resting and run their own cycles (or hold
+        // their posts for the next one, which the rest's end sends at the latest)
         // and a default agent takes the cycles back instead when a thread parks for one with no waiter driving
         boolean takeOver = !busySpin && waitedFor();
         if (!restCut && !takeOver && (busySpin || !wakePending)) {

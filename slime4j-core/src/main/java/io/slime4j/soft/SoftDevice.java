@@ -501,12 +501,12 @@ public final class SoftDevice implements VerbsDevice {
         if (waiterBlock != null && behind != lastPostBehind) {
             lastPostBehind = behind; // a volatile write only when it changes
         }
-        boolean waitersDrive = duty.waitersDrive();
-        if (!waitersDrive) {
+        boolean busyPolls = duty.waitersDrive();
+        if (!busyPolls) {
             agent.wakeup(); // then read whether a waiter drives: a Dekker pair with the agent's rest
         }
-        switch (PostRoute.of(waitersDrive, more, behind, !waitersDrive && duty.drivenByWaiter(),
-                !waitersDrive && agent.resting())) {
+        switch (PostRoute.of(busyPolls, more, behind, !busyPolls && duty.drivenByWaiter(),
+                !busyPolls && agent.resting())) {
             case AGENT -> { } // woken above, or running: its next cycle sends it
             case AGENT_TAKES_STREAM -> agent.endRest();
             case HOLD -> duty.holdForPoster();

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.slime4j.soft.SoftConfig;
 import io.slime4j.soft.SoftCounter;
 import io.slime4j.soft.SoftDevice;
+import io.slime4j.wire.udp.UdpConfig;
 import io.slime4j.wire.udp.UdpWire;
 import java.lang.foreign.Arena;
 import java.time.Duration;
@@ -27,6 +28,8 @@ class CreditReturnRideTest {
 
     @Test
     void aReceiversCreditReturnsRideWithItsRepliesInARoundTrip() throws Exception {
+        // the waiters drive the devices blocked on their sockets: epoll, which the native backend brings
+        assertThat(UdpConfig.Backend.nativeUnavailability()).as("native udp backend unavailable").isNull();
         try (UdpWire wire = new UdpWire();
              Arena arena = Arena.ofShared();
              SoftDevice da = SoftDevice.open(wire, "udp:127.0.0.1:0", SoftConfig.builder().name("ride-a").build());
@@ -55,10 +58,11 @@ class CreditReturnRideTest {
 
             assertThat(credits).as("a credit message per eighth of the eager window").isGreaterThanOrEqualTo(TRIPS / 16);
             // before, each credit message left alone, with the ACK its reply would have carried, before that
-            // reply: about two datagrams more per credit message (690 for 375 here, against 240 now); most now
-            // share the reply's (some go alone, while the agent is busy)
+            // reply, and the peer's ACK of it followed: about 1.8 datagrams more per credit message (690 for 375
+            // here, against 240 now, 0.65); most now share the reply's (some go alone, while the agent is busy).
+            // The bound sits between the two, with room for a loaded machine's agent, which rests less often
             assertThat(beyondReplies).as("datagrams beyond one reply per trip, against %d credit messages", credits)
-                    .isLessThan(credits);
+                    .isLessThan(credits * 5 / 4);
         }
     }
 }
