@@ -200,8 +200,9 @@ final class ImmRecvPath {
 
     private void sendCredits(int n) {
         router.select(QpOpType.CONTROL, 0); // the meta queue pair: lane 0
+        // more: no thread waits for it, so it may leave with what is posted next (EagerPath.returnCredits)
         creditWr.clear().wrId(WrIds.encode(WrIds.CREDIT_SEND, 0, 0, 0, 0)).opcode(Opcode.SEND_WITH_IMM)
-                .immediate(Wire32.metaImm(Wire32.CREDIT_TYPE, n));
+                .immediate(Wire32.metaImm(Wire32.CREDIT_TYPE, n)).more(true);
         try {
             transport.meta.postSend(creditWr);
             creditSendsOutstanding++;

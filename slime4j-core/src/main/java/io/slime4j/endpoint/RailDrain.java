@@ -43,7 +43,7 @@ interface RailDrain {
      * io.slime4j.verbs.CompletionQueue#completesOnPost}: a busy-polling soft device, whose hold
      * lasts until the caller's next post or wait; shm, which ignores it). A default soft device
      * holds such a post while its agent rests, until the next post or the rest's end: right for
-     * what nobody waits for (eager-credit returns), not for a caller's request, whose wait comes
+     * what nobody waits for (credit returns), not for a caller's request, whose wait comes
      * next and spins before it drives.
      */
     boolean callersPostMore();

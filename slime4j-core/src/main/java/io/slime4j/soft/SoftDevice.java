@@ -494,7 +494,7 @@ public final class SoftDevice implements VerbsDevice {
      * next cycle instead ({@link DutyCycle#holdForPoster}): on a busy-polling device behind
      * outstanding requests, so that a burst of posts leaves together; on a default device whose
      * agent rests while no waiter drives, so that it leaves with what the poster posts next (the
-     * endpoint's eager-credit returns ride with the reply that follows them). {@link PostRoute}
+     * endpoint's credit returns ride with the reply that follows them). {@link PostRoute}
      * decides.
      */
     void onPosted(boolean more, boolean behind) {
