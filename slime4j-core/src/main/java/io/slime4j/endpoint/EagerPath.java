@@ -347,9 +347,10 @@ final class EagerPath {
 
     private boolean returnCredits(int n) {
         router.select(QpOpType.CONTROL, 0);
-        // more: no thread waits for it (a sender out of credits waits, bounded, for the next cycle at most a
-        // millisecond away), so where a default device's agent rests it leaves with what is posted next, usually
-        // the reply to the message that freed it; a busy-polling device holds it behind an unretired one
+        // more: no thread waits for it (a sender out of credits waits, bounded, for the next cycle: at most the
+        // agent's rest away, 1 ms, 10 ms busy-polling), so where a default device's agent rests it leaves with what
+        // is posted next, usually the reply to the message that freed it; a busy-polling device holds it behind an
+        // unretired one
         creditWr.clear().wrId(WrIds.encode(WrIds.EAGER_CREDIT_SEND, 0, 0, 0, 0)).opcode(Opcode.SEND_WITH_IMM)
                 .immediate(Wire32.metaImm(Wire32.EAGER_CREDIT_TYPE, n)).more(true);
         try {

@@ -42,9 +42,9 @@ interface RailDrain {
      * where its device completes requests on the posting thread ({@link
      * io.slime4j.verbs.CompletionQueue#completesOnPost}: a busy-polling soft device, whose hold
      * lasts until the caller's next post or wait; shm, which ignores it). A default soft device
-     * holds such a post while its agent rests, until the next post or the rest's end: right for
-     * what nobody waits for (credit returns), not for a caller's request, whose wait comes
-     * next and spins before it drives.
+     * holds such a post (not behind others) while its agent rests, until the next post not held,
+     * the poster's next wait or the rest's end: right for what nobody waits for (credit returns),
+     * not for a caller's request, whose wait comes next and spins before it drives.
      */
     boolean callersPostMore();
 }

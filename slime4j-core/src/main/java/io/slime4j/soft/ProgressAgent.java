@@ -367,7 +367,8 @@ final class ProgressAgent implements Runnable {
 
     /**
      * Whether a device holds posted requests for its next cycle ({@link DutyCycle#holdForPoster}):
-     * the poster may not wait for them, so the agent runs the cycle instead of resting again.
+     * the poster may not wait for them, so a busy-spinning agent runs the cycle instead of resting
+     * again (a default agent was woken by such a post and sends it in its send-only cycle).
      */
     private boolean postsHeld() {
         return anyDevice(d -> d.duty().postsHeld());

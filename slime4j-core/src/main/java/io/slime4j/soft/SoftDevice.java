@@ -493,9 +493,9 @@ public final class SoftDevice implements VerbsDevice {
      * back ({@link DutyCycle}). With {@code more} (more will follow) the request may wait for the
      * next cycle instead ({@link DutyCycle#holdForPoster}): on a busy-polling device behind
      * outstanding requests, so that a burst of posts leaves together; on a default device whose
-     * agent rests while no waiter drives, so that it leaves with what the poster posts next (the
-     * endpoint's credit returns ride with the reply that follows them). {@link PostRoute}
-     * decides.
+     * agent rests while no waiter drives, if not behind others, so that it leaves with what the
+     * poster posts next (the endpoint's credit returns ride with the reply that follows them).
+     * {@link PostRoute} decides.
      */
     void onPosted(boolean more, boolean behind) {
         if (waiterBlock != null && behind != lastPostBehind) {

@@ -83,8 +83,9 @@ public final class WorkRequest {
      * completion queue, another waiter's cycle, or a post made when 32 are held or the first held
      * one is 20 µs old); if nobody posts or waits again, the device's agent runs the cycle when its
      * rest ends (at most 10 ms). A default soft device does, for a request not behind others, while
-     * its agent rests and no waiter drives it: the request leaves with the next post, the poster's
-     * next wait or the rest's end (at most 1 ms), so say it of requests nobody waits for soon. Other
+     * its agent rests and no waiter drives it: the request leaves with the next post not held, the
+     * poster's next wait or the rest's end (at most 1 ms), so say it of requests nobody waits for
+     * soon. Other
      * devices ignore it. Default false: the request leaves at once.
      */
     public WorkRequest more(boolean more) {
