@@ -132,10 +132,11 @@ final class DutyCycle {
      * A request was posted by a poster that said more will follow ({@link
      * io.slime4j.verbs.WorkRequest#more}) where a cycle comes soon anyway ({@link PostRoute#HOLD}: on
      * a busy-polling device behind earlier requests of its queue pair still outstanding, on a default
-     * device whose agent rests while no waiter drives): it waits for the next cycle anyone runs, with whatever else
-     * is posted meanwhile ({@link HeldPosts}), unless enough are held that the poster runs the cycle
-     * now ({@link #runForPoster}). A cycle under way runs one more for it when it ends ({@link
-     * #tryRun}); the agent, back from a rest, runs one ({@link #postsHeld}). Returns the work done:
+     * device not behind others while its agent rests and no waiter drives): it waits for the next
+     * cycle anyone runs, with whatever else is posted meanwhile ({@link HeldPosts}), unless enough
+     * are held that the poster runs the cycle now ({@link #runForPoster}). A cycle under way runs one
+     * more for it when it ends ({@link #tryRun}); the agent, back from a rest, runs one ({@link
+     * #postsHeld}; a default agent, woken by the post, its send-only cycle). Returns the work done:
      * 0 when held, as {@link #runForPoster} when it ran (-1: another thread holds the right).
      */
     int holdForPoster() {

@@ -268,11 +268,12 @@ final class ProgressAgent implements Runnable {
     public void run() {
         while (running) {
             if (standingAside && !restWasCut) {
-                // a default device's post held for the next cycle woke the agent before it was held
-                // (SoftDevice.onPosted): the send-only cycle below sends it, and the agent rests again
-                boolean sendsHeld = !busySpin && wakePending;
-                if (waitersServeAll() & !staleAckOwed() & (sendsHeld || !postsHeld())) { // a waiter ran a cycle during the rest: rest again
-                    if (sendsHeld) {
+                // a default agent woken while it stood aside answers with the send-only cycle below, which
+                // also sends a post held for the next cycle (its poster woke the agent before holding it,
+                // SoftDevice.onPosted), and rests again
+                boolean wokenAside = !busySpin && wakePending;
+                if (waitersServeAll() & !staleAckOwed() & (wokenAside || !postsHeld())) { // a waiter ran a cycle during the rest: rest again
+                    if (wokenAside) {
                         // a default device's wake-ups while it stood aside (a post before the poster saw it resting,
                         // a post held for the next cycle, a leaving waiter's owed ACK, a receive post): send what
                         // they need, but take nothing in, which would take a datagram a waiter is about to read and

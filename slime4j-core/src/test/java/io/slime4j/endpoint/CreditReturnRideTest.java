@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -58,11 +59,11 @@ class CreditReturnRideTest {
                 }
             } catch (AssertionError e) {
                 if (echoing.isDone()) {
-                    echoing.get(); // the echo side's failure, which this side's only followed
+                    echoing.get(BOUND.toSeconds(), TimeUnit.SECONDS); // the echo side's failure, which this side's only followed
                 }
                 throw e;
             }
-            echoing.get();
+            echoing.get(BOUND.toSeconds(), TimeUnit.SECONDS);
             long credits = b.stats().creditMessages.sum();
             long beyondReplies = db.protocolCounters().get(SoftCounter.DATAGRAMS_SENT) - before - TRIPS;
 
