@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -70,8 +72,10 @@ public final class Compare {
             }
         });
         Runtime.getRuntime().addShutdownHook(hook);
+        List<String> host = new ArrayList<>(); // what the machine did while each system ran (HostCpu)
         for (String system : o.systems) {
             System.err.println("Compare: running " + system);
+            HostCpu start = HostCpu.now();
             if (system.equals("memcpy")) {
                 if (o.workloads.contains(Side.Workload.BANDWIDTH)) {
                     for (int size : o.bandwidthSizes) {
@@ -83,6 +87,7 @@ public final class Compare {
                         results.put("memcpy@window", "bwread." + size, windowed);
                     }
                 }
+                host.add(system + " " + HostCpu.describe(start, HostCpu.now()).replace("host cpu ", ""));
                 continue;
             }
             try (PeerRun run = new PeerRun(system, o, results)) {
@@ -93,8 +98,13 @@ public final class Compare {
             } finally {
                 current.set(null);
             }
+            String h = HostCpu.describe(start, HostCpu.now());
+            System.err.println("Compare: " + system + " ran with the " + h);
+            host.add(system + " " + h.replace("host cpu ", ""));
         }
         Runtime.getRuntime().removeShutdownHook(hook);
+        results.note("The machine's CPUs while each system ran (steal: time the hypervisor gave other guests; on a"
+                + " shared VM it stops a vCPU for milliseconds and shows in every tail): " + String.join("; ", host) + ".");
         return results;
     }
 

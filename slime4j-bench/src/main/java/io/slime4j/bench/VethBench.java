@@ -76,6 +76,7 @@ public final class VethBench {
         double[][] tcp = new double[n][rounds];
         double[][] faulted = new double[n][rounds];
         Runtime.getRuntime().addShutdownHook(new Thread(VethBench::removeQuietly));
+        HostCpu runStart = HostCpu.now();
         try {
             makeHosts();
             System.out.printf("VethBench: two namespaces, veth MTU 1500, %s per size, %s buffer(s) a side, %d rounds%s;"
@@ -83,6 +84,7 @@ public final class VethBench {
                     ", then slime4j under 5%% drop + %s%% duplication", java.math.BigDecimal.valueOf(duplicate * 100)
                             .stripTrailingZeros().toPlainString()) : "", load());
             for (int r = 0; r < rounds; r++) {
+                HostCpu roundStart = HostCpu.now();
                 List<String> common = List.of("--sizes", sizes, "--bytes", bytes, "--depth", depth, "--buffers", buffers,
                         "--warmup", warmup,
                         "--rounds", "1", "--tcp", tcpBaseline,
@@ -103,9 +105,9 @@ public final class VethBench {
                         removeFaults();
                     }
                 }
-                System.out.printf("round %d: slime4j %s, TCP %s%s MB/s%n", r + 1, Arrays.toString(column(slime, r)),
+                System.out.printf("round %d: slime4j %s, TCP %s%s MB/s; %s%n", r + 1, Arrays.toString(column(slime, r)),
                         Arrays.toString(column(tcp, r)), faults ? ", slime4j faulted " + Arrays.toString(column(faulted, r))
-                                : "");
+                                : "", HostCpu.describe(roundStart, HostCpu.now()));
             }
         } finally {
             removeQuietly();
@@ -129,7 +131,7 @@ public final class VethBench {
                     faults ? String.format("%.2f", median(vsClean)) : "-");
         }
         System.out.println("(medians of the rounds, and medians of each round's ratio; load average at the end "
-                + load() + ")");
+                + load() + "; " + HostCpu.describe(runStart, HostCpu.now()) + " over the whole run)");
     }
 
     private static double[] column(double[][] v, int r) {

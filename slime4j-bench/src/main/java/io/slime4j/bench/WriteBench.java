@@ -74,6 +74,10 @@ public final class WriteBench {
         int n = o.sizes.length;
         double[][] slime = new double[n][o.rounds];
         double[][] tcp = new double[n][o.rounds];
+        // what the host's other guests took during each measured run (HostCpu): steal stops a vCPU
+        // for milliseconds at a time, and a round's ratio means little when one phase met it
+        String[][] slimeSteal = new String[n][o.rounds];
+        String[][] tcpSteal = new String[n][o.rounds];
         // Phases alternate once per round, each with fresh processes: a burst of load elsewhere on
         // the machine then hits both alike, and no idle slime4j agent polls while TCP is measured.
         // Which goes first alternates too (from --first): on this VM a phase runs faster right
@@ -85,20 +89,21 @@ public final class WriteBench {
             for (int phase = 0; phase < 2; phase++) {
                 if (slimeFirst == (phase == 0)) {
                     if (!o.only.equals("tcp")) {
-                        counters = slimePhase(o, slime, r);
+                        counters = slimePhase(o, slime, slimeSteal, r);
                     }
                 } else if (!o.only.equals("slime4j")) {
-                    tcpPhase(o, tcp, r);
+                    tcpPhase(o, tcp, tcpSteal, r);
                 }
             }
             for (int i = 0; i < n; i++) {
                 if (o.only.equals("both")) {
-                    System.out.printf("round %d, %s: slime4j %.1f MB/s, %s %.1f MB/s, ratio %.2f%n", r + 1,
-                            Options.format(o.sizes[i]), slime[i][r], o.tcpName(), tcp[i][r], slime[i][r] / tcp[i][r]);
+                    System.out.printf("round %d, %s: slime4j %.1f MB/s (%s), %s %.1f MB/s (%s), ratio %.2f%n", r + 1,
+                            Options.format(o.sizes[i]), slime[i][r], slimeSteal[i][r], o.tcpName(), tcp[i][r],
+                            tcpSteal[i][r], slime[i][r] / tcp[i][r]);
                 } else {
                     boolean s = o.only.equals("slime4j");
-                    System.out.printf("round %d, %s: %s %.1f MB/s%n", r + 1, Options.format(o.sizes[i]),
-                            s ? "slime4j" : o.tcpName(), s ? slime[i][r] : tcp[i][r]);
+                    System.out.printf("round %d, %s: %s %.1f MB/s (%s)%n", r + 1, Options.format(o.sizes[i]),
+                            s ? "slime4j" : o.tcpName(), s ? slime[i][r] : tcp[i][r], s ? slimeSteal[i][r] : tcpSteal[i][r]);
                 }
             }
         }
@@ -115,29 +120,36 @@ public final class WriteBench {
         }
     }
 
-    /** slime4j's phase of round {@code r}: every size into {@code slime}; returns the transport's counters. */
-    private static String slimePhase(Options o, double[][] slime, int r) throws Exception {
+    /**
+     * slime4j's phase of round {@code r}: every size into {@code slime}, the host's steal during each
+     * measured run into {@code steal}; returns the transport's counters.
+     */
+    private static String slimePhase(Options o, double[][] slime, String[][] steal, int r) throws Exception {
         long warmUntil = o.warmUntil(System.nanoTime());
         try (SlimeSide s = new SlimeSide(o)) {
             for (int i = 0; i < o.sizes.length; i++) {
                 int size = o.sizes[i];
                 int count = (int) (o.bytes / size);
                 Side.warm(warmUntil, () -> s.round(size, count)); // a fresh pair of JVMs compiles its hot paths first
+                HostCpu before = HostCpu.now();
                 slime[i][r] = (double) size * count / (s.round(size, count) / 1e3);
+                steal[i][r] = HostCpu.stealLabel(before, HostCpu.now());
             }
             return s.counters();
         }
     }
 
-    /** The TCP stream's phase of round {@code r}: every size into {@code tcp}. */
-    private static void tcpPhase(Options o, double[][] tcp, int r) throws Exception {
+    /** The TCP stream's phase of round {@code r}: every size into {@code tcp}, the host's steal into {@code steal}. */
+    private static void tcpPhase(Options o, double[][] tcp, String[][] steal, int r) throws Exception {
         if (o.tcp.equals("iperf3")) {
             try (IperfStream iperf = new IperfStream(o.peerPrefix(), o.peerHost)) {
                 for (int i = 0; i < o.sizes.length; i++) {
                     int size = o.sizes[i];
                     long bytes = (o.bytes / size) * size;
                     iperf.round(size, bytes); // warm-up, one round: iperf3's data path is the kernel's
+                    HostCpu before = HostCpu.now();
                     tcp[i][r] = iperf.round(size, bytes);
+                    steal[i][r] = HostCpu.stealLabel(before, HostCpu.now());
                 }
             }
             return;
@@ -151,7 +163,9 @@ public final class WriteBench {
                 int size = o.sizes[i];
                 int count = (int) (o.bytes / size);
                 Side.warm(warmUntil, () -> client.round(size, count)); // as for slime4j
+                HostCpu before = HostCpu.now();
                 tcp[i][r] = (double) size * count / (client.round(size, count) / 1e3);
+                steal[i][r] = HostCpu.stealLabel(before, HostCpu.now());
             }
         }
     }
