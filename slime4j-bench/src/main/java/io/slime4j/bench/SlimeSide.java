@@ -147,6 +147,7 @@ final class SlimeSide extends Side {
         delta(b, "retransmits", hw.get(Counter.RETRANSMITS));
         delta(b, "fast_retransmits", soft.get(SoftCounter.FAST_RETRANSMITS));
         delta(b, "tail_loss_probes", soft.get(SoftCounter.TAIL_LOSS_PROBES));
+        delta(b, "posts_held", soft.get(SoftCounter.POSTS_HELD));
         delta(b, "timeouts", hw.get(Counter.TIMEOUTS));
         delta(b, "out_of_order", soft.get(SoftCounter.OUT_OF_ORDER));
         delta(b, "duplicates", hw.get(Counter.DUPLICATES));

@@ -22,7 +22,8 @@ public enum SoftCounter {
     COALESCED_PACKETS_SENT(27, "Packets that left coalesced with others in one bundle datagram"),
     BUNDLES_RECEIVED(28, "Bundle datagrams received (each split into its packets)"),
     BAD_BUNDLES(29, "Bundles cut short: a frame length below a header or past the datagram, or a wrong frame count"),
-    TAIL_LOSS_PROBES(30, "Tail-loss probes: the last segment not known delivered resent when deliveries stopped for two round trips");
+    TAIL_LOSS_PROBES(30, "Tail-loss probes: the last segment not known delivered resent when deliveries stopped for two round trips"),
+    POSTS_HELD(31, "Posted requests held for the device's next duty cycle (WorkRequest.more) instead of sent by their poster");
 
     private final int id;
     private final String label;

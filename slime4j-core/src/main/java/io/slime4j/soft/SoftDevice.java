@@ -509,7 +509,10 @@ public final class SoftDevice implements VerbsDevice {
                 !busyPolls && agent.resting())) {
             case AGENT -> { } // woken above, or running: its next cycle sends it
             case AGENT_TAKES_STREAM -> agent.endRest();
-            case HOLD -> duty.holdForPoster();
+            case HOLD -> {
+                counters.increment(SoftCounter.POSTS_HELD);
+                duty.holdForPoster();
+            }
             // held elsewhere: the holder runs one more if its cycle passed this queue pair
             case RUN -> duty.runForPoster();
         }
