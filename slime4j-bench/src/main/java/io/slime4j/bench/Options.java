@@ -35,6 +35,14 @@ final class Options {
     String first = "slime4j";
     /** The TCP baseline: {@code nio} (a blocking NIO stream of this harness) or {@code iperf3} (Debian's, one buffer a side). */
     String tcp = "nio";
+    /**
+     * The largest share of the machine's CPU time the host may steal during a measured run before
+     * it is run again (at most {@link #STEAL_RERUNS} times; {@link StealGuard}), 0..1; from
+     * {@code --max-steal PERCENT}, default 5%, 100 to keep every run.
+     */
+    double maxSteal = 0.05;
+    /** Runs at most after a measured run set aside for its steal. */
+    static final int STEAL_RERUNS = 2;
 
     static Options parse(String[] args) {
         Options o = new Options();
@@ -72,6 +80,18 @@ final class Options {
                     o.first = value;
                 }
                 case "--tcp" -> o.tcp = tcpBaseline(value);
+                case "--max-steal" -> {
+                    double percent;
+                    try {
+                        percent = Double.parseDouble(value);
+                    } catch (NumberFormatException e) {
+                        percent = Double.NaN;
+                    }
+                    if (!(percent >= 0 && percent <= 100)) {
+                        throw new IllegalArgumentException("--max-steal must be a percentage 0..100, was " + value);
+                    }
+                    o.maxSteal = percent / 100;
+                }
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
             }
             i++;

@@ -25,8 +25,12 @@ import java.util.concurrent.TimeUnit;
  * <pre>
  * sudo java --enable-native-access=ALL-UNNAMED -cp ... io.slime4j.bench.VethBench
  *     [--sizes 64K,1M] [--bytes 128M] [--rounds 3] [--depth 16] [--buffers 1] [--tcp nio|iperf3] [--faults] [--duplicate 0.05]
- *     [--warmup 8]
+ *     [--warmup 8] [--max-steal 5]
  * </pre>
+ *
+ * <p>{@code --max-steal} is {@link WriteBench}'s: a measured run during which the host stole more
+ * than that percentage of the machine's CPU time is run again (at most twice), and every round
+ * prints the steal it met.
  */
 public final class VethBench {
     private static final long PID = ProcessHandle.current().pid();
@@ -43,6 +47,7 @@ public final class VethBench {
         String buffers = "1";
         String tcpBaseline = "nio";
         String warmup = "8";
+        String maxSteal = "5";
         int rounds = 3;
         boolean faults = false;
         double duplicate = 0.05;
@@ -58,6 +63,10 @@ public final class VethBench {
                     CompareOptions.seconds("--warmup", warmup); // checked here, before the namespaces are made
                 }
                 case "--tcp" -> tcpBaseline = Options.tcpBaseline(args[++i]);
+                case "--max-steal" -> {
+                    maxSteal = args[++i];
+                    Options.parse(new String[] {"--max-steal", maxSteal}); // checked here, before the namespaces are made
+                }
                 case "--faults" -> faults = true;
                 case "--duplicate" -> {
                     duplicate = Double.parseDouble(args[++i]);
@@ -86,7 +95,7 @@ public final class VethBench {
             for (int r = 0; r < rounds; r++) {
                 HostCpu roundStart = HostCpu.now();
                 List<String> common = List.of("--sizes", sizes, "--bytes", bytes, "--depth", depth, "--buffers", buffers,
-                        "--warmup", warmup,
+                        "--warmup", warmup, "--max-steal", maxSteal,
                         "--rounds", "1", "--tcp", tcpBaseline,
                         "--first", r % 2 == 0 ? "slime4j" : "tcp"); // a phase runs faster behind a busy one
                 double[][] both = writeBench(common, "both");

@@ -35,8 +35,12 @@ import java.util.concurrent.TimeUnit;
  *
  * <pre>
  * java -cp ... io.slime4j.bench.WriteBench [--sizes 64K,1M] [--bytes 2G] [--depth 16] [--mtu 60K] [--rounds 3]
- *     [--first slime4j|tcp] [--buffers 1] [--tcp nio|iperf3] [--warmup 8]
+ *     [--first slime4j|tcp] [--buffers 1] [--tcp nio|iperf3] [--warmup 8] [--max-steal 5]
  * </pre>
+ *
+ * <p>A measured run during which the host stole more than {@code --max-steal} percent of the
+ * machine's CPU time (another guest's, on a shared VM) is run again, at most twice; each run's
+ * steal, and the runs set aside, are printed with the round ({@link StealGuard}).
  *
  * <p>Each phase warms up before it measures: the first size's warm-up run repeats until
  * {@code --warmup} seconds have passed since the phase's processes started (for slime4j and the
@@ -66,16 +70,18 @@ public final class WriteBench {
         }
         Options o = Options.parse(args);
         System.out.printf("WriteBench: %s per size, %d outstanding, %d buffer(s) a side, mtu %s, %d rounds (slime4j and TCP"
-                + " phases alternating, %s first); two processes, %s -> %s%s; udp backend %s%n", Options.format(o.bytes),
+                + " phases alternating, %s first); two processes, %s -> %s%s; udp backend %s; runs above %.0f%% steal run"
+                + " again%n", Options.format(o.bytes),
                 o.depth, o.buffers, o.mtu == 0 ? "from the path" : Integer.toString(o.mtu), o.rounds, o.first, o.host,
                 o.peerHost,
                 o.peerNetns == null ? "" : " (in network namespace " + o.peerNetns + ")",
-                UdpConfig.fromEnvironment().backend().resolve());
+                UdpConfig.fromEnvironment().backend().resolve(), 100 * o.maxSteal);
         int n = o.sizes.length;
         double[][] slime = new double[n][o.rounds];
         double[][] tcp = new double[n][o.rounds];
         // what the host's other guests took during each measured run (HostCpu): steal stops a vCPU
-        // for milliseconds at a time, and a round's ratio means little when one phase met it
+        // for milliseconds at a time, and a round's ratio means little when one phase met it; a run
+        // above --max-steal is run again (StealGuard), and its label says so
         String[][] slimeSteal = new String[n][o.rounds];
         String[][] tcpSteal = new String[n][o.rounds];
         // Phases alternate once per round, each with fresh processes: a burst of load elsewhere on
@@ -131,9 +137,9 @@ public final class WriteBench {
                 int size = o.sizes[i];
                 int count = (int) (o.bytes / size);
                 Side.warm(warmUntil, () -> s.round(size, count)); // a fresh pair of JVMs compiles its hot paths first
-                HostCpu before = HostCpu.now();
-                slime[i][r] = (double) size * count / (s.round(size, count) / 1e3);
-                steal[i][r] = HostCpu.stealLabel(before, HostCpu.now());
+                StealGuard.Result m = guard(o).measure(() -> (double) size * count / (s.round(size, count) / 1e3));
+                slime[i][r] = m.value();
+                steal[i][r] = m.label();
             }
             return s.counters();
         }
@@ -147,9 +153,9 @@ public final class WriteBench {
                     int size = o.sizes[i];
                     long bytes = (o.bytes / size) * size;
                     iperf.round(size, bytes); // warm-up, one round: iperf3's data path is the kernel's
-                    HostCpu before = HostCpu.now();
-                    tcp[i][r] = iperf.round(size, bytes);
-                    steal[i][r] = HostCpu.stealLabel(before, HostCpu.now());
+                    StealGuard.Result m = guard(o).measure(() -> iperf.round(size, bytes));
+                    tcp[i][r] = m.value();
+                    steal[i][r] = m.label();
                 }
             }
             return;
@@ -163,11 +169,16 @@ public final class WriteBench {
                 int size = o.sizes[i];
                 int count = (int) (o.bytes / size);
                 Side.warm(warmUntil, () -> client.round(size, count)); // as for slime4j
-                HostCpu before = HostCpu.now();
-                tcp[i][r] = (double) size * count / (client.round(size, count) / 1e3);
-                steal[i][r] = HostCpu.stealLabel(before, HostCpu.now());
+                StealGuard.Result m = guard(o).measure(() -> (double) size * count / (client.round(size, count) / 1e3));
+                tcp[i][r] = m.value();
+                steal[i][r] = m.label();
             }
         }
+    }
+
+    /** What keeps a measured run from a host that took more than {@code --max-steal} of the machine during it. */
+    private static StealGuard guard(Options o) {
+        return new StealGuard(o.maxSteal, Options.STEAL_RERUNS, HostCpu::now);
     }
 
     private static double median(double[] values) {

@@ -1,0 +1,74 @@
+package io.slime4j.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.ArrayDeque;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/** {@link StealGuard}: runs again while the host stole too much, at most so often, and says what it set aside. */
+class StealGuardTest {
+    /** CPU readings in order: each run reads one before and one after. */
+    private static ArrayDeque<HostCpu> readings(long... stealPerRun) {
+        ArrayDeque<HostCpu> q = new ArrayDeque<>();
+        long busy = 0;
+        long steal = 0;
+        for (long s : stealPerRun) {
+            q.add(new HostCpu(busy, 0, steal));
+            busy += 100 - s; // 100 ticks a run, s of them stolen
+            steal += s;
+            q.add(new HostCpu(busy, 0, steal));
+        }
+        return q;
+    }
+
+    @Test
+    void aQuietRunCountsAtOnce() throws Exception {
+        ArrayDeque<HostCpu> cpu = readings(2);
+        StealGuard.Result r = new StealGuard(0.05, 2, cpu::poll).measure(() -> 1000.0);
+        assertThat(r.value()).isEqualTo(1000.0);
+        assertThat(r.label()).isEqualTo("steal 2.0%");
+        assertThat(cpu).isEmpty();
+    }
+
+    @Test
+    void aRunAboveTheBoundIsRunAgainAndSetAsideByName() throws Exception {
+        ArrayDeque<HostCpu> cpu = readings(30, 3);
+        ArrayDeque<Double> figures = new ArrayDeque<>(List.of(500.0, 1600.0));
+        StealGuard.Result r = new StealGuard(0.05, 2, cpu::poll).measure(figures::poll);
+        assertThat(r.value()).isEqualTo(1600.0);
+        assertThat(r.label()).isEqualTo("steal 3.0%; set aside: 500.0 at steal 30.0%");
+    }
+
+    @Test
+    void theLastAllowedRunCountsWhateverItsSteal() throws Exception {
+        ArrayDeque<HostCpu> cpu = readings(30, 20, 10);
+        AtomicInteger runs = new AtomicInteger();
+        StealGuard.Result r = new StealGuard(0.05, 2, cpu::poll).measure(() -> 100.0 * runs.incrementAndGet());
+        assertThat(runs).hasValue(3);
+        assertThat(r.value()).isEqualTo(300.0);
+        assertThat(r.label()).isEqualTo("steal 10.0%; set aside: 100.0 at steal 30.0%, 200.0 at steal 20.0%");
+    }
+
+    @Test
+    void unknownStealKeepsTheRunAndABoundOfOneKeepsEvery() throws Exception {
+        StealGuard.Result r = new StealGuard(0.05, 2, () -> null).measure(() -> 7.0);
+        assertThat(r.label()).isEqualTo("steal ?");
+        ArrayDeque<HostCpu> cpu = readings(90);
+        assertThat(new StealGuard(1.0, 2, cpu::poll).measure(() -> 8.0).value()).isEqualTo(8.0);
+    }
+
+    @Test
+    void badBoundsAndOptionValuesAreOneLineErrors() {
+        assertThatThrownBy(() -> new StealGuard(1.5, 2, HostCpu::now)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new StealGuard(0.05, -1, HostCpu::now)).isInstanceOf(IllegalArgumentException.class);
+        assertThat(Options.parse(new String[0]).maxSteal).isEqualTo(0.05);
+        assertThat(Options.parse(new String[] {"--max-steal", "12.5"}).maxSteal).isEqualTo(0.125);
+        assertThatThrownBy(() -> Options.parse(new String[] {"--max-steal", "x"}))
+                .hasMessage("--max-steal must be a percentage 0..100, was x");
+        assertThatThrownBy(() -> Options.parse(new String[] {"--max-steal", "101"}))
+                .hasMessage("--max-steal must be a percentage 0..100, was 101");
+    }
+}
