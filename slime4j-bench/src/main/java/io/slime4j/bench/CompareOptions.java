@@ -156,14 +156,22 @@ final class CompareOptions {
 
     /** Seconds in [0, 600], as a decimal number; a one-line error naming {@code name} otherwise. */
     static double seconds(String name, String value) {
+        return decimal(name, value, 0, 600, "seconds in [0, 600]");
+    }
+
+    /**
+     * A decimal number in [{@code min}, {@code max}]; otherwise a one-line error: {@code name} must
+     * be {@code what}, and the value given.
+     */
+    static double decimal(String name, String value, double min, double max, String what) {
         double v;
         try {
             v = Double.parseDouble(value);
         } catch (NumberFormatException e) {
             v = Double.NaN;
         }
-        if (!(v >= 0 && v <= 600)) {
-            throw new IllegalArgumentException(name + " must be seconds in [0, 600], was " + value);
+        if (!(v >= min && v <= max)) {
+            throw new IllegalArgumentException(name + " must be " + what + ", was " + value);
         }
         return v;
     }

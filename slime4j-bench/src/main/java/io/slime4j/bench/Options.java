@@ -80,18 +80,7 @@ final class Options {
                     o.first = value;
                 }
                 case "--tcp" -> o.tcp = tcpBaseline(value);
-                case "--max-steal" -> {
-                    double percent;
-                    try {
-                        percent = Double.parseDouble(value);
-                    } catch (NumberFormatException e) {
-                        percent = Double.NaN;
-                    }
-                    if (!(percent >= 0 && percent <= 100)) {
-                        throw new IllegalArgumentException("--max-steal must be a percentage 0..100, was " + value);
-                    }
-                    o.maxSteal = percent / 100;
-                }
+                case "--max-steal" -> o.maxSteal = CompareOptions.decimal("--max-steal", value, 0, 100, "a percentage 0..100") / 100;
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
             }
             i++;
