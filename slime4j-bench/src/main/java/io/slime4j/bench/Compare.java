@@ -87,7 +87,7 @@ public final class Compare {
                         results.put("memcpy@window", "bwread." + size, windowed);
                     }
                 }
-                host.add(system + " " + HostCpu.describe(start, HostCpu.now()).replace("host cpu ", ""));
+                host.add(system + " " + HostCpu.shares(start, HostCpu.now()));
                 continue;
             }
             try (PeerRun run = new PeerRun(system, o, results)) {
@@ -98,9 +98,9 @@ public final class Compare {
             } finally {
                 current.set(null);
             }
-            String h = HostCpu.describe(start, HostCpu.now());
-            System.err.println("Compare: " + system + " ran with the " + h);
-            host.add(system + " " + h.replace("host cpu ", ""));
+            String h = HostCpu.shares(start, HostCpu.now());
+            System.err.println("Compare: " + system + " ran with the host cpu " + h);
+            host.add(system + " " + h);
         }
         Runtime.getRuntime().removeShutdownHook(hook);
         results.note("The machine's CPUs while each system ran (steal: time the hypervisor gave other guests; on a"

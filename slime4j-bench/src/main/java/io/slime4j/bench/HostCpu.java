@@ -67,6 +67,15 @@ record HostCpu(long busy, long idle, long steal) {
         return total <= 0 ? Double.NaN : (double) (busy - start.busy) / total;
     }
 
+    /**
+     * Ticks of all CPUs together since {@code start}: {@code /proc/stat} counts in units of 10 ms
+     * ({@code USER_HZ}) per CPU, so a share over fewer than about 100 of them is coarse (one tick of
+     * 20 is 5%).
+     */
+    long ticksSince(HostCpu start) {
+        return total() - start.total();
+    }
+
     private long total() {
         return busy + idle + steal;
     }
@@ -76,10 +85,15 @@ record HostCpu(long busy, long idle, long steal) {
      * steal 5.2%"}, or {@code "host cpu unknown"} when either is null or no tick passed.
      */
     static String describe(HostCpu start, HostCpu end) {
+        return "host cpu " + shares(start, end);
+    }
+
+    /** As {@link #describe} without the {@code "host cpu "} in front: {@code "87% busy, steal 5.2%"} or {@code "unknown"}. */
+    static String shares(HostCpu start, HostCpu end) {
         if (start == null || end == null || Double.isNaN(end.stealSince(start))) {
-            return "host cpu unknown";
+            return "unknown";
         }
-        return String.format(Locale.ROOT, "host cpu %.0f%% busy, steal %.1f%%", 100 * end.busySince(start),
+        return String.format(Locale.ROOT, "%.0f%% busy, steal %.1f%%", 100 * end.busySince(start),
                 100 * end.stealSince(start));
     }
 

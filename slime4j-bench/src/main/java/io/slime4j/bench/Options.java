@@ -41,7 +41,7 @@ final class Options {
      * {@code --max-steal PERCENT}, default 5%, 100 to keep every run.
      */
     double maxSteal = 0.05;
-    /** Runs at most after a measured run set aside for its steal. */
+    /** How many times at most a measured run is run again after it was set aside for its steal. */
     static final int STEAL_RERUNS = 2;
 
     static Options parse(String[] args) {

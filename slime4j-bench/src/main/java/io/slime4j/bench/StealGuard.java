@@ -10,7 +10,9 @@ import java.util.function.Supplier;
  * the machine's CPU time from it ({@link HostCpu}'s steal): on a shared virtual machine a run
  * that lost a tenth of its time to other guests measures them (a 64 KiB veth round at 35% steal
  * moved a third of what the next one did at 7%). The last run counts whatever its steal, and the
- * result says which runs were set aside and at what steal, so nothing is dropped silently.
+ * result says which runs were set aside and at what steal, so nothing is dropped silently. A run
+ * shorter than {@link #MIN_TICKS} of the machine's CPU ticks is not judged: {@code /proc/stat}
+ * counts in 10 ms units, and one stolen unit of 20 would read as 5%.
  */
 final class StealGuard {
     /** One measured run: its figure (MB/s, say). */
@@ -22,22 +24,28 @@ final class StealGuard {
     /** The figure kept, and a label with its steal and the runs set aside before it. */
     record Result(double value, String label) {}
 
+    /** The fewest ticks of all CPUs together over which a run's steal is judged (a second of CPU time). */
+    static final long MIN_TICKS = 100;
+
     private final double maxSteal;
     private final int reruns;
     private final Supplier<HostCpu> cpu;
+    private final String unit;
 
     /**
      * @param maxSteal the largest share of CPU time stolen during a run that keeps it, 0..1 (1: every run counts)
      * @param reruns   runs at most after the first
      * @param cpu      the machine's CPU counts now ({@link HostCpu#now}; null when unknown: the run counts)
+     * @param unit     the figure's unit, for the runs set aside (e.g. {@code "MB/s"})
      */
-    StealGuard(double maxSteal, int reruns, Supplier<HostCpu> cpu) {
+    StealGuard(double maxSteal, int reruns, Supplier<HostCpu> cpu, String unit) {
         if (!(maxSteal >= 0 && maxSteal <= 1) || reruns < 0) {
             throw new IllegalArgumentException("maxSteal must be 0..1 and reruns at least 0, were " + maxSteal + ", " + reruns);
         }
         this.maxSteal = maxSteal;
         this.reruns = reruns;
         this.cpu = cpu;
+        this.unit = unit;
     }
 
     /** Runs {@code run}, and again while its steal exceeded the bound, at most {@code reruns} more times. */
@@ -48,12 +56,12 @@ final class StealGuard {
             double value = run.run();
             HostCpu after = cpu.get();
             String label = HostCpu.stealLabel(before, after);
-            boolean known = before != null && after != null && !Double.isNaN(after.stealSince(before));
-            if (!known || after.stealSince(before) <= maxSteal || attempt >= reruns) {
+            boolean judged = before != null && after != null && after.ticksSince(before) >= MIN_TICKS;
+            if (!judged || after.stealSince(before) <= maxSteal || attempt >= reruns) {
                 return new Result(value, setAside.isEmpty() ? label
                         : label + "; set aside: " + String.join(", ", setAside));
             }
-            setAside.add(String.format(Locale.ROOT, "%.1f at %s", value, label));
+            setAside.add(String.format(Locale.ROOT, "%.1f %s at %s", value, unit, label));
         }
     }
 }

@@ -70,12 +70,13 @@ public final class WriteBench {
         }
         Options o = Options.parse(args);
         System.out.printf("WriteBench: %s per size, %d outstanding, %d buffer(s) a side, mtu %s, %d rounds (slime4j and TCP"
-                + " phases alternating, %s first); two processes, %s -> %s%s; udp backend %s; runs above %.0f%% steal run"
+                + " phases alternating, %s first); two processes, %s -> %s%s; udp backend %s; runs above %s%% steal run"
                 + " again%n", Options.format(o.bytes),
                 o.depth, o.buffers, o.mtu == 0 ? "from the path" : Integer.toString(o.mtu), o.rounds, o.first, o.host,
                 o.peerHost,
                 o.peerNetns == null ? "" : " (in network namespace " + o.peerNetns + ")",
-                UdpConfig.fromEnvironment().backend().resolve(), 100 * o.maxSteal);
+                UdpConfig.fromEnvironment().backend().resolve(),
+                java.math.BigDecimal.valueOf(100 * o.maxSteal).stripTrailingZeros().toPlainString());
         int n = o.sizes.length;
         double[][] slime = new double[n][o.rounds];
         double[][] tcp = new double[n][o.rounds];
@@ -178,7 +179,7 @@ public final class WriteBench {
 
     /** What keeps a measured run from a host that took more than {@code --max-steal} of the machine during it. */
     private static StealGuard guard(Options o) {
-        return new StealGuard(o.maxSteal, Options.STEAL_RERUNS, HostCpu::now);
+        return new StealGuard(o.maxSteal, Options.STEAL_RERUNS, HostCpu::now, "MB/s");
     }
 
     private static double median(double[] values) {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import org.junit.jupiter.api.Test;
 
+/** {@link HostCpu}: the fields of /proc/stat's aggregate line, the shares between two readings, and what it says when it cannot tell. */
 class HostCpuTest {
     @Test
     void readsBusyIdleAndStealFromTheAggregateLine() {

@@ -27,7 +27,7 @@ class StealGuardTest {
     @Test
     void aQuietRunCountsAtOnce() throws Exception {
         ArrayDeque<HostCpu> cpu = readings(2);
-        StealGuard.Result r = new StealGuard(0.05, 2, cpu::poll).measure(() -> 1000.0);
+        StealGuard.Result r = new StealGuard(0.05, 2, cpu::poll, "MB/s").measure(() -> 1000.0);
         assertThat(r.value()).isEqualTo(1000.0);
         assertThat(r.label()).isEqualTo("steal 2.0%");
         assertThat(cpu).isEmpty();
@@ -37,33 +37,43 @@ class StealGuardTest {
     void aRunAboveTheBoundIsRunAgainAndSetAsideByName() throws Exception {
         ArrayDeque<HostCpu> cpu = readings(30, 3);
         ArrayDeque<Double> figures = new ArrayDeque<>(List.of(500.0, 1600.0));
-        StealGuard.Result r = new StealGuard(0.05, 2, cpu::poll).measure(figures::poll);
+        StealGuard.Result r = new StealGuard(0.05, 2, cpu::poll, "MB/s").measure(figures::poll);
         assertThat(r.value()).isEqualTo(1600.0);
-        assertThat(r.label()).isEqualTo("steal 3.0%; set aside: 500.0 at steal 30.0%");
+        assertThat(r.label()).isEqualTo("steal 3.0%; set aside: 500.0 MB/s at steal 30.0%");
     }
 
     @Test
     void theLastAllowedRunCountsWhateverItsSteal() throws Exception {
         ArrayDeque<HostCpu> cpu = readings(30, 20, 10);
         AtomicInteger runs = new AtomicInteger();
-        StealGuard.Result r = new StealGuard(0.05, 2, cpu::poll).measure(() -> 100.0 * runs.incrementAndGet());
+        StealGuard.Result r = new StealGuard(0.05, 2, cpu::poll, "MB/s").measure(() -> 100.0 * runs.incrementAndGet());
         assertThat(runs).hasValue(3);
         assertThat(r.value()).isEqualTo(300.0);
-        assertThat(r.label()).isEqualTo("steal 10.0%; set aside: 100.0 at steal 30.0%, 200.0 at steal 20.0%");
+        assertThat(r.label()).isEqualTo("steal 10.0%; set aside: 100.0 MB/s at steal 30.0%, 200.0 MB/s at steal 20.0%");
     }
 
     @Test
     void unknownStealKeepsTheRunAndABoundOfOneKeepsEvery() throws Exception {
-        StealGuard.Result r = new StealGuard(0.05, 2, () -> null).measure(() -> 7.0);
+        StealGuard.Result r = new StealGuard(0.05, 2, () -> null, "MB/s").measure(() -> 7.0);
         assertThat(r.label()).isEqualTo("steal ?");
         ArrayDeque<HostCpu> cpu = readings(90);
-        assertThat(new StealGuard(1.0, 2, cpu::poll).measure(() -> 8.0).value()).isEqualTo(8.0);
+        assertThat(new StealGuard(1.0, 2, cpu::poll, "MB/s").measure(() -> 8.0).value()).isEqualTo(8.0);
+    }
+
+    @Test
+    void aRunTooShortForTheTicksToTellIsNotJudged() throws Exception {
+        // 20 ticks, 2 stolen: 10% by the counts, but one tick of 20 is already 5%
+        ArrayDeque<HostCpu> cpu = new ArrayDeque<>(List.of(new HostCpu(0, 0, 0), new HostCpu(18, 0, 2)));
+        AtomicInteger runs = new AtomicInteger();
+        StealGuard.Result r = new StealGuard(0.05, 2, cpu::poll, "MB/s").measure(() -> 100.0 * runs.incrementAndGet());
+        assertThat(runs).as("kept").hasValue(1);
+        assertThat(r.label()).isEqualTo("steal 10.0%");
     }
 
     @Test
     void badBoundsAndOptionValuesAreOneLineErrors() {
-        assertThatThrownBy(() -> new StealGuard(1.5, 2, HostCpu::now)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> new StealGuard(0.05, -1, HostCpu::now)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new StealGuard(1.5, 2, HostCpu::now, "MB/s")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new StealGuard(0.05, -1, HostCpu::now, "MB/s")).isInstanceOf(IllegalArgumentException.class);
         assertThat(Options.parse(new String[0]).maxSteal).isEqualTo(0.05);
         assertThat(Options.parse(new String[] {"--max-steal", "12.5"}).maxSteal).isEqualTo(0.125);
         assertThatThrownBy(() -> Options.parse(new String[] {"--max-steal", "x"}))

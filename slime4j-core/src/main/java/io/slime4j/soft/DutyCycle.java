@@ -136,12 +136,17 @@ final class DutyCycle {
      * cycle anyone runs, with whatever else is posted meanwhile ({@link HeldPosts}), unless enough
      * are held that the poster runs the cycle now ({@link #runForPoster}). A cycle under way runs one
      * more for it when it ends ({@link #tryRun}); the agent, back from a rest, runs one ({@link
-     * #postsHeld}; a default agent, woken by the post, its send-only cycle). Returns the work done:
-     * 0 when held, as {@link #runForPoster} when it ran (-1: another thread holds the right).
+     * #postsHeld}; a default agent, woken by the post, its send-only cycle). Returns whether the
+     * post was held; false when this poster ran the cycle (or, if another thread held the right,
+     * left the post to that holder's next cycle, as {@link #runForPoster} does).
      */
-    int holdForPoster() {
+    boolean holdForPoster() {
         postPending = true; // seen by the next cycle anyone begins: a Dekker pair with the holder's release
-        return held.holdOrRing() ? runForPoster() : 0;
+        if (held.holdOrRing()) {
+            runForPoster();
+            return false;
+        }
+        return true;
     }
 
     /**

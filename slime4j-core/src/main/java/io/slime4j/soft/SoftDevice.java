@@ -510,8 +510,9 @@ public final class SoftDevice implements VerbsDevice {
             case AGENT -> { } // woken above, or running: its next cycle sends it
             case AGENT_TAKES_STREAM -> agent.endRest();
             case HOLD -> {
-                counters.increment(SoftCounter.POSTS_HELD);
-                duty.holdForPoster();
+                if (duty.holdForPoster()) { // else the poster ran the cycle after all (HeldPosts' limits)
+                    counters.increment(SoftCounter.POSTS_HELD);
+                }
             }
             // held elsewhere: the holder runs one more if its cycle passed this queue pair
             case RUN -> duty.runForPoster();

@@ -116,7 +116,7 @@ class DutyCycleTest {
                 RETHROW, () -> { }, () -> 0L); // a clock that stands still: only the count rings
 
         for (int i = 1; i < HeldPosts.MAX_POSTS; i++) {
-            assertThat(duty.holdForPoster()).isZero();
+            assertThat(duty.holdForPoster()).as("held").isTrue();
         }
         assertThat(cycles.get() + postCycles.get()).as("held: no cycle ran").isZero();
         assertThat(duty.postsHeld()).as("the agent can see that posts wait").isTrue();
@@ -140,7 +140,7 @@ class DutyCycleTest {
                 duty.holdForPoster();
             }
             assertThat(postCycles.get()).isEqualTo(round - 1);
-            duty.holdForPoster();
+            assertThat(duty.holdForPoster()).as("the post that makes the limit is not held").isFalse();
             assertThat(postCycles.get()).as("round %d: the post that makes the limit ran the cycle", round)
                     .isEqualTo(round);
         }

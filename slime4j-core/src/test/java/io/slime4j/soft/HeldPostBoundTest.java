@@ -25,18 +25,22 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * A post held for a default device's next duty cycle ({@code WorkRequest.more} while its agent
- * rests and no waiter drives it: {@link PostRoute#HOLD}) leaves within the agent's rest even when
- * its poster never posts or waits again: the resting agent was woken by the post and sends it when
- * the rest ends ({@link ProgressAgent#BLOCKING_STAND_ASIDE_MAX_NANOS}, 1 ms). A thread waits for a
- * receive on device B, which makes B's agent stand aside while the waiter drives B; the moment its
- * receive completes it posts a send saying more will follow, and then does nothing. Over UDP
- * loopback, native backend (the waiter blocks on B's sockets through epoll).
+ * rests and no waiter drives it: {@link PostRoute#HOLD}) is not stranded when its poster never
+ * posts or waits again: it leaves when the agent's rest under way ends (rests double from
+ * {@link ProgressAgent#STAND_ASIDE_NANOS} up to {@link ProgressAgent#BLOCKING_STAND_ASIDE_MAX_NANOS},
+ * 1 ms; the agent, woken by the post, then sends it in its send-only cycle or its next cycle). A
+ * thread waits for a receive on device B, which makes B's agent stand aside while the waiter drives
+ * B; the moment its receive completes it posts a send saying more will follow, and then does
+ * nothing. The bound asserted, 200 ms, is a margin for a loaded machine far above the rests here
+ * (a few milliseconds at most: the waiter drives B for about 3 ms), so the test catches a stranded
+ * post or rests grown long from the start, not a larger cap alone. Over UDP loopback, native backend
+ * (the waiter blocks on B's sockets through epoll).
  */
 @Timeout(60)
 class HeldPostBoundTest {
     private static final int ATTEMPTS = 60;
     private static final int SIZE = 64;
-    /** Far above the 1 ms rest and a loaded machine's stalls; a stranded post would never arrive. */
+    /** Far above the rests here and a loaded machine's stalls; a stranded post would never arrive. */
     private static final long BOUND_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
 
     @Test
@@ -77,7 +81,7 @@ class HeldPostBoundTest {
                     }
                     assertThat(received).as("B's receive").isTrue();
                     long at = System.nanoTime();
-                    qpB.postSend(new WorkRequest().wrId(1000 + 0L).opcode(Opcode.SEND).signaled(false)
+                    qpB.postSend(new WorkRequest().wrId(1000L).opcode(Opcode.SEND).signaled(false)
                             .sge(bufB, SIZE, SIZE).more(true)); // ... and then nothing more from B
                     return at;
                 });
