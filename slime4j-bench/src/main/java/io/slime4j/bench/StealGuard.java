@@ -9,7 +9,7 @@ import java.util.function.Supplier;
  * Runs a measured run again, a bounded number of times, while the host took more than a bound of
  * the machine's CPU time from it ({@link HostCpu}'s steal): on a shared virtual machine a run
  * that lost a tenth of its time to other guests measures them (a 64 KiB veth round at 35% steal
- * moved a third of what the next one did at 7%). The last run counts whatever its steal, and the
+ * moved two fifths of what the next one did at 7%). The last run counts whatever its steal, and the
  * result says which runs were set aside and at what steal, so nothing is dropped silently. A run
  * shorter than {@link #MIN_TICKS} of the machine's CPU ticks is not judged: {@code /proc/stat}
  * counts in 10 ms units, and one stolen unit of 20 would read as 5%.
