@@ -54,6 +54,8 @@ final class DutyCycle {
     /** Posted requests that wait for the next cycle ({@link #holdForPoster}, {@link PostRoute#HOLD}). */
     private final HeldPosts held;
     private final boolean waitersDrive;
+    /** Posts that waited for the cycles run since {@link #takeHeldPosts} last asked (the holder's only). */
+    private int heldPosts;
     private final java.util.function.Consumer<RuntimeException> waiterError;
     private volatile Thread holder;
     private volatile long completed;
@@ -150,6 +152,16 @@ final class DutyCycle {
     }
 
     /**
+     * How many held posts the cycles run since the last call sent ({@link HeldPosts}), then none:
+     * the holder's, from inside its cycle, to count them once a cycle.
+     */
+    int takeHeldPosts() {
+        int n = heldPosts;
+        heldPosts = 0;
+        return n;
+    }
+
+    /**
      * Whether a post waits for a cycle: held ({@link #holdForPoster}) or made while another thread
      * ran one. Any thread; the agent asks it when a rest ends.
      */
@@ -183,7 +195,7 @@ final class DutyCycle {
     /** Runs {@code cycle} with the right held, then gives it back (a volatile write: see {@link #postPending}). */
     private int runHeld(Work cycle, boolean waiter) {
         postPending = false; // before the cycle reads the queues: a post after this is seen, or sets it again
-        held.cycleBegan();
+        heldPosts += held.cycleBegan();
         try {
             return cycle.run(System.nanoTime());
         } finally {

@@ -47,7 +47,7 @@ final class HeldPosts {
     /**
      * A request was posted and may wait for the next cycle: false if it may, true if the poster
      * must run the cycle now (this one makes {@link #MAX_POSTS}, or the first held one is
-     * {@link #MAX_NANOS} old).
+     * {@link #MAX_NANOS} old; it then leaves in that cycle and is not counted as held).
      */
     boolean holdOrRing() {
         int before = (int) HELD.getAndAdd(this, 1);
@@ -56,12 +56,19 @@ final class HeldPosts {
             firstHeldAt = now;
             return false;
         }
-        return before + 1 >= MAX_POSTS || now - firstHeldAt >= MAX_NANOS;
+        boolean ring = before + 1 >= MAX_POSTS || now - firstHeldAt >= MAX_NANOS;
+        if (ring) {
+            HELD.getAndAdd(this, -1); // only when the limit is reached: a held post costs one atomic update
+        }
+        return ring;
     }
 
-    /** A cycle began: it sends everything held so far. */
-    void cycleBegan() {
-        held = 0;
+    /**
+     * A cycle began: it sends everything held so far. Returns how many that was, for the device's
+     * count of held posts, added once a cycle rather than once a post.
+     */
+    int cycleBegan() {
+        return (int) HELD.getAndSet(this, 0);
     }
 
     /** Requests held since the last cycle began (approximate under concurrent posts). */

@@ -23,7 +23,7 @@ public enum SoftCounter {
     BUNDLES_RECEIVED(28, "Bundle datagrams received (each split into its packets)"),
     BAD_BUNDLES(29, "Bundles cut short: a frame length below a header or past the datagram, or a wrong frame count"),
     TAIL_LOSS_PROBES(30, "Tail-loss probes: the last segment not known delivered resent when deliveries stopped for two round trips"),
-    POSTS_HELD(31, "Posted requests held for the device's next duty cycle (WorkRequest.more); not those whose poster ran the cycle at HeldPosts' limits");
+    POSTS_HELD(31, "Posted requests held for the device's next duty cycle (WorkRequest.more), counted as that cycle begins; not those whose poster ran the cycle at HeldPosts' limits");
 
     private final int id;
     private final String label;

@@ -509,11 +509,7 @@ public final class SoftDevice implements VerbsDevice {
                 !busyPolls && agent.resting())) {
             case AGENT -> { } // woken above, or running: its next cycle sends it
             case AGENT_TAKES_STREAM -> agent.endRest();
-            case HOLD -> {
-                if (duty.holdForPoster()) { // else the poster ran the cycle after all (HeldPosts' limits)
-                    counters.increment(SoftCounter.POSTS_HELD);
-                }
-            }
+            case HOLD -> duty.holdForPoster(); // counted as POSTS_HELD by the cycle that sends it
             // held elsewhere: the holder runs one more if its cycle passed this queue pair
             case RUN -> duty.runForPoster();
         }
@@ -598,6 +594,10 @@ public final class SoftDevice implements VerbsDevice {
     private int cycle(long nowNanos, boolean receive) {
         wakeups.begin();
         try {
+            int heldPosts = duty.takeHeldPosts(); // the posts held for this cycle, counted before any leaves
+            if (heldPosts > 0) {
+                counters.add(SoftCounter.POSTS_HELD, heldPosts);
+            }
             dispatcher.now(nowNanos);
             int work = commands.runQueued();
             if (receive) {

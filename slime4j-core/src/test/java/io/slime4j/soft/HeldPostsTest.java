@@ -29,6 +29,16 @@ class HeldPostsTest {
     }
 
     @Test
+    void aCycleSaysHowManyWereHeldForItAndAPostThatRangIsNotOne() {
+        for (int i = 1; i < HeldPosts.MAX_POSTS; i++) {
+            held.holdOrRing();
+        }
+        assertThat(held.holdOrRing()).as("the post that makes the limit").isTrue();
+        assertThat(held.cycleBegan()).as("held for the cycle its poster runs").isEqualTo(HeldPosts.MAX_POSTS - 1);
+        assertThat(held.cycleBegan()).as("none since").isZero();
+    }
+
+    @Test
     void aCycleTakesEverythingHeldAndTheCountAndAgeStartAgain() {
         assertThat(held.holdOrRing()).isFalse();
         clock.addAndGet(HeldPosts.MAX_NANOS * 10);
