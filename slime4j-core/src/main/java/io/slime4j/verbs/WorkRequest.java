@@ -85,8 +85,7 @@ public final class WorkRequest {
      * rest ends (at most 10 ms). A default soft device does, for a request not behind others, while
      * its agent rests and no waiter drives it: the request leaves with the next post not held, the
      * poster's next wait or the rest's end (at most 1 ms), so say it of requests nobody waits for
-     * soon. Other
-     * devices ignore it. Default false: the request leaves at once.
+     * soon. Other devices ignore it. Default false: the request leaves at once.
      */
     public WorkRequest more(boolean more) {
         this.more = more;
