@@ -20,7 +20,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * <pre>
  * java -cp "slime4j-bench/target/slime4j-bench-0.1.0-SNAPSHOT.jar:slime4j-bench/target/lib/*" io.slime4j.bench.Compare \
  *     [--systems slime4j,aeron,jucx,tcp,udp,memcpy] [--workloads rate,rtt,bandwidth] [--messages 200000]
- *     [--round-trips 20000] [--bytes 256M] [--rate-sizes 32,1K] [--bandwidth-sizes 64K,1M,16M] [--bw-buffers N]
+ *     [--round-trips 20000] [--warmup 10] [--bytes 256M] [--rate-sizes 32,1K] [--bandwidth-sizes 64K,1M,16M] [--bw-buffers N]
  *     [--timeout 120] [--out docs/img] [--doc docs/PERFORMANCE.md]
  * </pre>
  */
@@ -112,10 +112,17 @@ public final class Compare {
     static String fragment(CompareOptions o, Results results, String machine, String imageLink) {
         return "Measured " + machine + ".\n"
                 + "Options: `" + (o.raw.isEmpty() ? "(defaults)" : String.join(" ", o.raw)) + "`; "
+                + (o.warmsUp() ? "untimed passes of the rate and round-trip workloads for " + seconds(o.warmupSeconds)
+                        + " s from each system's connect, then " : "")
                 + o.messages + " timed messages per rate (after " + o.rateWarmup + " untimed), " + o.roundTrips
                 + " timed round trips (after " + o.rttWarmup + " untimed), " + Options.format(o.bytes) + " per bandwidth size.\n\n"
                 + "![bandwidth vs size and round-trip latency](" + imageLink + ")\n\n"
                 + results.markdown(o);
+    }
+
+    /** {@code seconds} as written: 10, not 10.0. */
+    private static String seconds(double seconds) {
+        return seconds == Math.rint(seconds) ? Long.toString((long) seconds) : Double.toString(seconds);
     }
 
     /** Replaces the text between {@link #BEGIN} and {@link #END} in {@code doc} with {@code table}. */

@@ -36,6 +36,14 @@ final class CompareOptions {
      * 64 KiB write measured 1.7-2.2 GB/s after such a warm-up, 22 GB/s in a 64 GiB run).
      */
     double bandwidthWarmupSeconds = 2;
+    /**
+     * Seconds from a side's connect during which it runs its rate and round-trip workloads untimed,
+     * whole passes of them, before the timed ones (0: none). The counted warm-ups above are too short
+     * for slime4j: on 2 cores its C2 compilations of the duty cycle, the dispatcher and the
+     * responder run for about 13 s after the start (JFR's compilation events), on the core the
+     * benchmark would use, and recompile as new paths are taken.
+     */
+    double warmupSeconds = 10;
     int[] rateSizes = {32, 1 << 10};
     int rttSize = 64;
     int[] bandwidthSizes = {64 << 10, 1 << 20, 16 << 20};
@@ -71,6 +79,7 @@ final class CompareOptions {
                     case "--rate-warmup" -> o.rateWarmup = nonNegative(name, Options.size(value));
                     case "--bytes" -> o.bytes = positiveLong(name, Options.size(value));
                     case "--bw-warmup" -> o.bandwidthWarmupSeconds = seconds(name, value);
+                    case "--warmup" -> o.warmupSeconds = seconds(name, value);
                     case "--rate-sizes" -> o.rateSizes = sizes(name, value, 8);
                     case "--bandwidth-sizes" -> o.bandwidthSizes = sizes(name, value, 1);
                     case "--bw-buffers" -> {
@@ -89,8 +98,8 @@ final class CompareOptions {
                     case "--out" -> o.out = Path.of(value);
                     case "--doc" -> o.doc = Path.of(value);
                     default -> throw new IllegalArgumentException("unknown option " + name
-                            + " (known: --systems --workloads --messages --round-trips --rtt-warmup --rate-warmup --bytes --bw-warmup --rate-sizes"
-                            + " --bandwidth-sizes --bw-buffers --timeout --aeron-idle --out --doc)");
+                            + " (known: --systems --workloads --messages --round-trips --rtt-warmup --rate-warmup --warmup --bytes --bw-warmup"
+                            + " --rate-sizes --bandwidth-sizes --bw-buffers --timeout --aeron-idle --out --doc)");
                 }
             } catch (NumberFormatException e) {
                 throw new IllegalArgumentException(name + " needs a number, was '" + value + "'");
@@ -183,9 +192,20 @@ final class CompareOptions {
         return v;
     }
 
-    /** Bound on one system's whole run: {@link #timeoutSeconds} per workload it can have, plus setup. */
+    /**
+     * Bound on one system's whole run: {@link #timeoutSeconds} per workload it can have, plus setup;
+     * with a warm-up, its seconds and one more pass of the message workloads (the last pass starts
+     * before the seconds end).
+     */
     long systemBoundSeconds() {
-        return timeoutSeconds * (2L + 2L * rateSizes.length + bandwidthSizes.length);
+        long messageWorkloads = 1L + 2L * rateSizes.length;
+        long warm = warmsUp() ? (long) Math.ceil(warmupSeconds) + timeoutSeconds * messageWorkloads : 0;
+        return timeoutSeconds * (1L + messageWorkloads + bandwidthSizes.length) + warm;
+    }
+
+    /** Whether the sides run untimed passes of the rate and round-trip workloads first ({@link #warmupSeconds}). */
+    boolean warmsUp() {
+        return warmupSeconds > 0 && (workloads.contains(Side.Workload.RATE) || workloads.contains(Side.Workload.RTT));
     }
 
     int maxBandwidthSize() {

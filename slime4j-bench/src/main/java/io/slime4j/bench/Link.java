@@ -54,11 +54,20 @@ final class Link {
     /** The column variant of the next results (empty: the system's own column). */
     volatile String variant = "";
 
+    /** Set while a side warms up: its results are held back ({@link #result}), its notes too. */
+    volatile boolean muted;
+
     void result(String metric, double value) {
+        if (muted) {
+            return;
+        }
         send("RESULT " + metric + (variant.isEmpty() ? "" : "@" + variant) + " " + value);
     }
 
     void note(String text) {
+        if (muted) {
+            return;
+        }
         send("NOTE " + text);
     }
 

@@ -156,7 +156,12 @@ final class PeerRun implements AutoCloseable {
                 case "RESULT" -> {
                     String[] kv = rest.split(" ");
                     String[] mv = kv[0].split("@", 2);
-                    results.put(mv.length > 1 ? system + "@" + mv[1] : system, mv[0], Double.parseDouble(kv[1]));
+                    try {
+                        results.put(mv.length > 1 ? system + "@" + mv[1] : system, mv[0], Double.parseDouble(kv[1]));
+                    } catch (IllegalStateException e) { // a figure reported twice: the run's figures cannot be told apart
+                        results.skip(system, e.getMessage());
+                        over.complete(null);
+                    }
                 }
                 case "NOTE" -> results.note(rest);
                 case "SKIP" -> {

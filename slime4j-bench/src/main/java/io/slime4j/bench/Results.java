@@ -37,8 +37,12 @@ final class Results {
         }
     }
 
+    /** Records a figure; a second one for the same column and metric is the harness's bug (a warm-up's leaking). */
     synchronized void put(String column, String metric, double value) {
-        values.computeIfAbsent(column, c -> new LinkedHashMap<>()).put(metric, value);
+        Double earlier = values.computeIfAbsent(column, c -> new LinkedHashMap<>()).putIfAbsent(metric, value);
+        if (earlier != null) {
+            throw new IllegalStateException(column + " reported " + metric + " twice: " + earlier + ", then " + value);
+        }
     }
 
     synchronized void skip(String system, String reason) {

@@ -77,20 +77,10 @@ abstract class Side {
             return;
         }
         try {
-            for (int size : o.rateSizes) {
-                if (o.workloads.contains(Workload.RATE)) {
-                    for (String v : side.rateVariants()) {
-                        link.barrier("rate" + v + size);
-                        link.variant = v;
-                        side.rate(v, size);
-                        link.variant = "";
-                    }
-                }
+            if (o.warmsUp()) {
+                side.warmUp();
             }
-            if (o.workloads.contains(Workload.RTT)) {
-                link.barrier("rtt");
-                side.rtt(o.rttSize);
-            }
+            side.messageWorkloads("");
             if (o.workloads.contains(Workload.BANDWIDTH)) {
                 for (int size : o.bandwidthSizes) {
                     link.barrier("bw" + size);
@@ -106,6 +96,51 @@ abstract class Side {
         link.finished = true;
         link.send("DONE");
         System.exit(0);
+    }
+
+    /**
+     * The rate and round-trip workloads, each after a barrier named with {@code pass} (empty for the
+     * timed pass).
+     */
+    private void messageWorkloads(String pass) throws Exception {
+        for (int size : options.rateSizes) {
+            if (options.workloads.contains(Workload.RATE)) {
+                for (String v : rateVariants()) {
+                    link.barrier(pass + "rate" + v + size);
+                    link.variant = v;
+                    rate(v, size);
+                    link.variant = "";
+                }
+            }
+        }
+        if (options.workloads.contains(Workload.RTT)) {
+            link.barrier(pass + "rtt");
+            rtt(options.rttSize);
+        }
+    }
+
+    /**
+     * Untimed passes of the message workloads, their results held back, until
+     * {@code --warmup} seconds have passed since now (at least one): side b decides after each pass
+     * and tells side a.
+     */
+    private void warmUp() throws Exception {
+        long until = System.nanoTime() + (long) (options.warmupSeconds * 1e9);
+        link.muted = true;
+        try {
+            boolean more = true;
+            for (int pass = 1; more; pass++) {
+                messageWorkloads("warm" + pass + ".");
+                if (isA) {
+                    more = Boolean.parseBoolean(link.fromPeer("WARM"));
+                } else {
+                    more = stillWarming(until);
+                    link.toPeer("WARM " + more);
+                }
+            }
+        } finally {
+            link.muted = false;
+        }
     }
 
     static Side create(String system, CompareOptions o, Link link, boolean isA) throws Unavailable {

@@ -151,7 +151,9 @@ final class SlimeSide extends Side {
         delta(b, "timeouts", hw.get(Counter.TIMEOUTS));
         delta(b, "out_of_order", soft.get(SoftCounter.OUT_OF_ORDER));
         delta(b, "duplicates", hw.get(Counter.DUPLICATES));
-        System.err.println(b);
+        if (!link.muted) { // a warm-up's counts are taken (the next line starts after them), not shown
+            System.err.println(b);
+        }
     }
 
     private void delta(StringBuilder b, String name, long value) {

@@ -50,6 +50,24 @@ class CompareOptionsTest {
     }
 
     @Test
+    void theWarmUpIsSecondsOfWholePassesAndCountsInTheBound() {
+        CompareOptions d = CompareOptions.parse(new String[0]);
+        assertThat(d.warmupSeconds).as("default").isEqualTo(10.0);
+        assertThat(d.warmsUp()).isTrue();
+        CompareOptions none = CompareOptions.parse(new String[] {"--warmup", "0"});
+        assertThat(none.warmsUp()).isFalse();
+        assertThat(none.systemBoundSeconds()).as("120 s for setup and each of 5 message and 3 bandwidth workloads")
+                .isEqualTo(120 * 9);
+        assertThat(d.systemBoundSeconds()).as("plus the warm-up's 10 s and one more pass of 5 message workloads")
+                .isEqualTo(120 * 9 + 10 + 120 * 5);
+        assertThat(CompareOptions.parse(new String[] {"--warmup", "5", "--workloads", "bandwidth"}).warmsUp())
+                .as("no message workload to warm up").isFalse();
+        assertThat(CompareOptions.parse(new String[] {"--warmup", "0.5"}).warmupSeconds).isEqualTo(0.5);
+        assertThatThrownBy(() -> CompareOptions.parse(new String[] {"--warmup", "-2"}))
+                .hasMessageContaining("--warmup").hasMessageContaining("-2");
+    }
+
+    @Test
     void systemsKeepTableOrderAndSizesTakeUnits() {
         CompareOptions o = CompareOptions.parse(new String[] {"--systems", "udp,slime4j", "--bytes", "4G",
                 "--bandwidth-sizes", "1K,2M", "--workloads", "rtt"});

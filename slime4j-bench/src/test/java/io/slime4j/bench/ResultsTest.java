@@ -43,6 +43,15 @@ class ResultsTest {
     }
 
     @Test
+    void aFigureReportedTwiceIsRefused() {
+        Results r = new Results(List.of("tcp"));
+        r.put("tcp", "rate.32", 125_000);
+        r.put("tcp@imm", "rate.32", 100_000);
+        assertThatThrownBy(() -> r.put("tcp", "rate.32", 90_000)).hasMessageContaining("tcp reported rate.32 twice");
+        assertThat(r.get("tcp", "rate.32")).as("the first stays").isEqualTo(125_000.0);
+    }
+
+    @Test
     void noRatioWithoutASlime4jFigure() {
         Results r = new Results(List.of("slime4j", "tcp"));
         r.put("tcp", "rate.32", 125_000);
