@@ -37,11 +37,12 @@ final class CompareOptions {
      */
     double bandwidthWarmupSeconds = 2;
     /**
-     * Seconds from a side's connect during which it runs its rate and round-trip workloads untimed,
-     * whole passes of them, before the timed ones (0: none). The counted warm-ups above are too short
-     * for slime4j: on 2 cores its C2 compilations of the duty cycle, the dispatcher and the
-     * responder run for about 13 s after the start (JFR's compilation events), on the core the
-     * benchmark would use, and recompile as new paths are taken.
+     * Seconds from a side's connect before which nothing is timed (0: no such bound). The rate and
+     * round-trip workloads run whole untimed passes until then; a bandwidth size that begins
+     * earlier warms up until then, or for {@link #bandwidthWarmupSeconds} if that ends later. The
+     * counted warm-ups above are too short for slime4j: on 2 cores its C2 compilations of the duty
+     * cycle, the dispatcher and the responder run for about 13 s after the start (JFR's compilation
+     * events), on the core the benchmark would use, and recompile as new paths are taken.
      */
     double warmupSeconds = 10;
     int[] rateSizes = {32, 1 << 10};
@@ -111,6 +112,13 @@ final class CompareOptions {
                         + " --timeout (" + o.timeoutSeconds + " s): a peer's wait covers the warm-up and the timed round");
             }
             o.bandwidthWarmupSeconds = o.timeoutSeconds / 2.0; // the default, under a short --timeout
+        }
+        if (o.warmupSeconds * 2 > o.timeoutSeconds) {
+            if (o.raw.contains("--warmup")) {
+                throw new IllegalArgumentException("--warmup " + o.warmupSeconds + " s must be at most half of --timeout ("
+                        + o.timeoutSeconds + " s): a peer's wait covers a first bandwidth size's warm-up and its timed round");
+            }
+            o.warmupSeconds = o.timeoutSeconds / 2.0;
         }
         return o;
     }
@@ -194,12 +202,12 @@ final class CompareOptions {
 
     /**
      * Bound on one system's whole run: {@link #timeoutSeconds} per workload it can have, plus setup;
-     * with a warm-up, its seconds and one more pass of the message workloads (the last pass starts
+     * the warm-up's seconds, and with message workloads one more pass of them (the last pass starts
      * before the seconds end).
      */
     long systemBoundSeconds() {
         long messageWorkloads = 1L + 2L * rateSizes.length;
-        long warm = warmsUp() ? (long) Math.ceil(warmupSeconds) + timeoutSeconds * messageWorkloads : 0;
+        long warm = (long) Math.ceil(warmupSeconds) + (warmsUp() ? timeoutSeconds * messageWorkloads : 0);
         return timeoutSeconds * (1L + messageWorkloads + bandwidthSizes.length) + warm;
     }
 

@@ -65,6 +65,12 @@ class CompareOptionsTest {
         assertThat(CompareOptions.parse(new String[] {"--warmup", "0.5"}).warmupSeconds).isEqualTo(0.5);
         assertThatThrownBy(() -> CompareOptions.parse(new String[] {"--warmup", "-2"}))
                 .hasMessageContaining("--warmup").hasMessageContaining("-2");
+        CompareOptions bw = CompareOptions.parse(new String[] {"--warmup", "5", "--workloads", "bandwidth"});
+        assertThat(bw.systemBoundSeconds()).as("a first bandwidth size may warm up for the 5 s").isEqualTo(120 * 9 + 5);
+        assertThatThrownBy(() -> CompareOptions.parse(new String[] {"--warmup", "61", "--timeout", "120"}))
+                .hasMessageContaining("--warmup").hasMessageContaining("--timeout");
+        assertThat(CompareOptions.parse(new String[] {"--timeout", "8"}).warmupSeconds)
+                .as("the default, under a short --timeout").isEqualTo(4.0);
     }
 
     @Test

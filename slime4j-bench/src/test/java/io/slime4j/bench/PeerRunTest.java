@@ -48,7 +48,7 @@ class PeerRunTest {
     void tcpBandwidthWarmsUpForItsSecondsThenTimesOneRound() throws Exception {
         // the reader learns in-band how many warm-up rounds come: a miscount hangs (the bound) or misreads
         CompareOptions bw = CompareOptions.parse(new String[] {"--workloads", "bandwidth", "--bandwidth-sizes", "64K",
-                "--bytes", "64M", "--bw-warmup", "0.5", "--timeout", "20"});
+                "--bytes", "64M", "--bw-warmup", "0.5", "--warmup", "0", "--timeout", "20"});
         long started = System.nanoTime();
         Results results = runTcp(bw);
         assertThat(results.get("tcp", "bw.65536")).isPositive();
@@ -67,6 +67,17 @@ class PeerRunTest {
         assertThat(results.get("tcp", "rate.32")).isPositive();
         assertThat(results.get("tcp", "rtt.p50")).isPositive();
         assertThat(System.nanoTime() - started).as("at least the warm-up's second").isGreaterThan(1_000_000_000L);
+    }
+
+    @Test
+    @Timeout(value = 90, unit = TimeUnit.SECONDS)
+    void aBandwidthSizeThatBeginsBeforeTheWarmUpEndsWarmsUpUntilThen() throws Exception {
+        CompareOptions bw = CompareOptions.parse(new String[] {"--workloads", "bandwidth", "--bandwidth-sizes", "64K",
+                "--bytes", "64M", "--bw-warmup", "0.1", "--warmup", "2", "--timeout", "20"});
+        long started = System.nanoTime();
+        Results results = runTcp(bw);
+        assertThat(results.get("tcp", "bw.65536")).isPositive();
+        assertThat(System.nanoTime() - started).as("the --warmup's 2 s, not the --bw-warmup's 0.1").isGreaterThan(2_000_000_000L);
     }
 
     /** One TCP run through the relay, which must not be skipped. */
