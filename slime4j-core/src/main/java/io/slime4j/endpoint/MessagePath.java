@@ -186,7 +186,8 @@ final class MessagePath {
             failure = failed;
             int k = nextSend++ & Wire32.SEQ_MASK;
             slot.msgSeq = k;
-            meta = failure == null ? metas.remove(k) : null;
+            // an empty map is not asked: its key would be boxed, an Integer per eager send (no metas come for small recvs)
+            meta = failure == null && !metas.isEmpty() ? metas.remove(k) : null;
             recvCancelled = meta != null && cancelledMetas.remove(meta.token());
             if (meta == null && failure == null && !eagerSend) {
                 waitingSends.put(k, slot);

@@ -201,7 +201,7 @@ final class Unexpected {
         if (pendingRing[i] == slot) {
             pendingRing[i] = null;
             pendingCount--;
-        } else if (pendingOverflow.remove(slot.msgSeq, slot)) {
+        } else if (!pendingOverflow.isEmpty() && pendingOverflow.remove(slot.msgSeq, slot)) { // unboxed when empty
             pendingCount--;
         }
     }

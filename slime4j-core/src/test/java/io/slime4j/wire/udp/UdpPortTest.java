@@ -5,6 +5,7 @@ import static io.slime4j.wire.udp.Datagrams.numbered;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.slime4j.internal.Allocations;
 import io.slime4j.wire.WirePort;
 import io.slime4j.wire.inproc.InprocAddress;
 import io.slime4j.wire.udp.Datagrams.Received;
@@ -349,12 +350,12 @@ class UdpPortTest {
             int n = 20_000;
             long perDatagram = Long.MAX_VALUE;
             for (int round = 0; round < 20 && perDatagram >= 16; round++) {
-                long before = allocatedBytesOfThisThread();
+                long before = Allocations.ofThisThread();
                 for (int i = 0; i < n; i++) {
                     a.send(b.localAddress(), packet, 4160, (i & 7) == 0);
                     b.receive(handler, 16);
                 }
-                perDatagram = Math.min(perDatagram, (allocatedBytesOfThisThread() - before) / n);
+                perDatagram = Math.min(perDatagram, (Allocations.ofThisThread() - before) / n);
             }
 
             assertThat(handled[0]).isPositive();
@@ -368,16 +369,5 @@ class UdpPortTest {
 
         assertThatThrownBy(() -> v4.resolve("udp:[::1]:5000"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'udp:[::1]:5000'");
-    }
-
-    /** Bytes allocated by the current thread, read through the platform MBean server (HotSpot's Threading bean). */
-    private static long allocatedBytesOfThisThread() {
-        try {
-            return (long) java.lang.management.ManagementFactory.getPlatformMBeanServer().invoke(
-                    new javax.management.ObjectName("java.lang:type=Threading"), "getThreadAllocatedBytes",
-                    new Object[] {Thread.currentThread().threadId()}, new String[] {"long"});
-        } catch (javax.management.JMException e) {
-            throw new AssertionError("the Threading bean does not report allocation on this JVM", e);
-        }
     }
 }
