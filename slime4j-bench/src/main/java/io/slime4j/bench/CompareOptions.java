@@ -41,8 +41,10 @@ final class CompareOptions {
      * round-trip workloads run whole untimed passes until then; a bandwidth size that begins
      * earlier warms up until then, or for {@link #bandwidthWarmupSeconds} if that ends later. The
      * counted warm-ups above are too short for slime4j: on 2 cores its C2 compilations of the duty
-     * cycle, the dispatcher and the responder run for about 13 s after the start (JFR's compilation
-     * events), on the core the benchmark would use, and recompile as new paths are taken.
+     * cycle, the dispatcher and the responder went on until 13 s after the JVM's start (JFR's
+     * compilation events, one rate workload), on the core the benchmark would use. 10 s from the
+     * connect, which comes a second or two after the start, plus the last pass, which runs past
+     * it, ends later than that; it doubled slime4j's rates (docs/PERFORMANCE.md, thirteenth round).
      */
     double warmupSeconds = 10;
     int[] rateSizes = {32, 1 << 10};
@@ -115,8 +117,9 @@ final class CompareOptions {
         }
         if (o.warmupSeconds * 2 > o.timeoutSeconds) {
             if (o.raw.contains("--warmup")) {
-                throw new IllegalArgumentException("--warmup " + o.warmupSeconds + " s must be at most half of --timeout ("
-                        + o.timeoutSeconds + " s): a peer's wait covers a first bandwidth size's warm-up and its timed round");
+                throw new IllegalArgumentException("--warmup " + o.raw.get(o.raw.lastIndexOf("--warmup") + 1)
+                        + " s must be at most half of --timeout (" + o.timeoutSeconds + " s): a peer's wait may cover the"
+                        + " warm-up and a timed run");
             }
             o.warmupSeconds = o.timeoutSeconds / 2.0;
         }
@@ -153,6 +156,9 @@ final class CompareOptions {
             if (s < min || s > (64 << 20)) {
                 throw new IllegalArgumentException(name + ": sizes must be in " + min + "..64M, was " + s);
             }
+        }
+        if (Arrays.stream(sizes).distinct().count() < sizes.length) {
+            throw new IllegalArgumentException(name + ": each size once, was " + value); // a row per size
         }
         return sizes;
     }

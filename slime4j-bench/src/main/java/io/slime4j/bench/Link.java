@@ -54,7 +54,7 @@ final class Link {
     /** The column variant of the next results (empty: the system's own column). */
     volatile String variant = "";
 
-    /** Set while a side warms up: its results are held back ({@link #result}), its notes too. */
+    /** Set while a side warms up: its results ({@link #result}) and notes are dropped. */
     volatile boolean muted;
 
     void result(String metric, double value) {

@@ -57,6 +57,14 @@ final class NioUdpSide extends Side {
         return -1;
     }
 
+    /** Reads and drops what waits in the socket: left unread, it would pair with a ping sent after it. */
+    private void discardWaiting() throws IOException {
+        int n;
+        do {
+            n = receive(0);
+        } while (n > 0);
+    }
+
     private void sendDatagram(int size) throws IOException {
         buffer.clear().limit(size);
         while (channel.write(buffer) == 0) {
@@ -106,6 +114,7 @@ final class NioUdpSide extends Side {
             }
             return;
         }
+        discardWaiting(); // a reply of an earlier run's (a warm pass's) that came after its ping was resent
         long[] samples = new long[n];
         int lost = 0;
         for (int i = 0; i < total; i++) {
@@ -154,6 +163,14 @@ final class NioUdpSide extends Side {
             link.result("bw." + size, last > first ? bytes / ((last - first) / 1e3) : 0);
             lossNote("bw." + size, datagrams, count);
         } else {
+            // no warm-up rounds (a lost datagram is not resent: a warm round's would have to be told apart
+            // from the timed ones'); nothing is timed before --warmup seconds after the connect, though
+            try {
+                awaitWarmUp();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted while waiting for the warm-up to end", e);
+            }
             long left = total;
             while (left > 0) {
                 int len = (int) Math.min(DATAGRAM, left);

@@ -159,10 +159,11 @@ final class PeerRun implements AutoCloseable {
                     try {
                         results.put(mv.length > 1 ? system + "@" + mv[1] : system, mv[0], Double.parseDouble(kv[1]));
                     } catch (IllegalStateException e) { // a figure reported twice: the run's figures cannot be told apart
-                        results.skip(system, e.getMessage());
+                        results.refuse(system, e.getMessage());
                         over.complete(null);
                     }
                 }
+                case "WARMED" -> results.warmed(system, Integer.parseInt(rest.trim()));
                 case "NOTE" -> results.note(rest);
                 case "SKIP" -> {
                     results.skip(system, rest);

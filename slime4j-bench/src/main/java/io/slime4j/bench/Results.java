@@ -19,6 +19,7 @@ final class Results {
     private final Map<String, Map<String, Double>> values = new LinkedHashMap<>();
     private final Map<String, String> skipped = new LinkedHashMap<>();
     private final List<String> notes = new ArrayList<>();
+    private final Map<String, Integer> warmPasses = new LinkedHashMap<>();
     private final List<String> columns = new ArrayList<>();
 
     /**
@@ -47,6 +48,26 @@ final class Results {
 
     synchronized void skip(String system, String reason) {
         skipped.putIfAbsent(system, reason);
+    }
+
+    /**
+     * Skips {@code system} and drops every figure it reported (its own column and its variants'):
+     * a figure it reported twice leaves none of them to be trusted, the first least of all (a warm
+     * pass's, if one leaked).
+     */
+    synchronized void refuse(String system, String reason) {
+        values.keySet().removeIf(column -> system(column).equals(system));
+        skip(system, reason);
+    }
+
+    /** {@code system} ran {@code passes} untimed passes of its message workloads first ({@code --warmup}). */
+    synchronized void warmed(String system, int passes) {
+        warmPasses.put(system, passes);
+    }
+
+    /** The untimed passes {@code system} reported, or null if it reported none. */
+    synchronized Integer warmPasses(String system) {
+        return warmPasses.get(system);
     }
 
     synchronized void note(String text) {
@@ -163,9 +184,16 @@ final class Results {
                 sb.append("\nSkipped:\n\n");
                 skipped.forEach((s, r) -> sb.append("- ").append(columnTitle(s)).append(": ").append(r).append('\n'));
             }
-            if (!notes.isEmpty()) {
+            if (!notes.isEmpty() || !warmPasses.isEmpty()) {
                 sb.append("\nNotes:\n\n");
                 notes.forEach(n -> sb.append("- ").append(n).append('\n'));
+                if (!warmPasses.isEmpty()) {
+                    StringBuilder w = new StringBuilder();
+                    warmPasses.forEach((system, n) -> w.append(w.isEmpty() ? "" : ", ").append(columnTitle(system))
+                            .append(' ').append(n));
+                    sb.append("- Untimed passes of the rate and round-trip workloads before the timed one (`--warmup`): ")
+                            .append(w).append(".\n");
+                }
             }
         }
         return sb.toString();

@@ -98,6 +98,10 @@ class CompareOptionsTest {
                 .hasMessageContaining("--rate-sizes");
         assertThatThrownBy(() -> CompareOptions.parse(new String[] {"--aeron-idle", "spin"}))
                 .hasMessageContaining("--aeron-idle");
+        assertThatThrownBy(() -> CompareOptions.parse(new String[] {"--bandwidth-sizes", "64K,65536"}))
+                .hasMessage("--bandwidth-sizes: each size once, was 64K,65536");
+        assertThatThrownBy(() -> CompareOptions.parse(new String[] {"--warmup", "61"}))
+                .hasMessageStartingWith("--warmup 61 s must be at most half of --timeout (120 s)");
     }
 
     @Test

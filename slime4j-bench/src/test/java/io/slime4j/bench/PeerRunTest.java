@@ -61,13 +61,15 @@ class PeerRunTest {
         Results results = runTcp(warm);
         assertThat(results.get("tcp", "rate.32")).isPositive();
         assertThat(results.get("tcp", "rtt.p50")).isPositive();
+        assertThat(results.warmPasses("tcp")).as("untimed passes, reported by side b").isPositive();
+        assertThat(results.markdown(warm)).contains("before the timed one (`--warmup`): NIO TCP " + results.warmPasses("tcp"));
         assertThat(System.nanoTime() - started).as("at least the warm-up's second").isGreaterThan(1_000_000_000L);
     }
 
     @Test
     @Timeout(value = 90, unit = TimeUnit.SECONDS)
     void aBandwidthSizeThatBeginsBeforeTheWarmUpEndsWarmsUpUntilThen() throws Exception {
-        tcpBandwidthTakesAtLeast("0.1", "2", 2_000_000_000L); // the --warmup's 2 s, not the --bw-warmup's 0.1
+        tcpBandwidthTakesAtLeast("0.1", "4", 4_000_000_000L); // the --warmup's 4 s, not the --bw-warmup's 0.1
     }
 
     /** A TCP run of 64 KiB bandwidth with these warm-ups reports its figure and lasts at least {@code nanos}. */

@@ -52,6 +52,29 @@ class ResultsTest {
     }
 
     @Test
+    void aSystemRefusedForAFigureReportedTwiceKeepsNoneOfItsFigures() {
+        Results r = new Results(List.of("slime4j", "tcp"));
+        r.put("slime4j", "rate.32", 50_000);
+        r.put("slime4j@imm", "rate.32", 25_000);
+        r.put("tcp", "rate.32", 125_000);
+        r.refuse("slime4j", "slime4j reported rate.32 twice");
+        assertThat(r.get("slime4j", "rate.32")).isNull();
+        assertThat(r.get("slime4j@imm", "rate.32")).isNull();
+        assertThat(r.get("tcp", "rate.32")).isEqualTo(125_000.0);
+        assertThat(r.markdown(options)).contains("| 32 B message rate | k msg/s | skipped | skipped |")
+                .contains("- slime4j: slime4j reported rate.32 twice");
+    }
+
+    @Test
+    void theWarmUpPassesOfEverySystemMakeOneNote() {
+        Results r = new Results(List.of("slime4j", "tcp"));
+        r.warmed("slime4j", 1);
+        r.warmed("tcp", 7);
+        assertThat(r.markdown(options)).contains("Notes:\n\n- Untimed passes of the rate and round-trip workloads before the"
+                + " timed one (`--warmup`): slime4j 1, NIO TCP 7.\n");
+    }
+
+    @Test
     void noRatioWithoutASlime4jFigure() {
         Results r = new Results(List.of("slime4j", "tcp"));
         r.put("tcp", "rate.32", 125_000);
