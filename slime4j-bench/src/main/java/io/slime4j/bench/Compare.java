@@ -112,18 +112,13 @@ public final class Compare {
     static String fragment(CompareOptions o, Results results, String machine, String imageLink) {
         return "Measured " + machine + ".\n"
                 + "Options: `" + (o.raw.isEmpty() ? "(defaults)" : String.join(" ", o.raw)) + "`; "
-                + (o.warmupSeconds > 0 ? "nothing timed before " + seconds(o.warmupSeconds) + " s after each system's"
+                + (o.warmupSeconds > 0 ? "nothing timed before " + Options.plain(o.warmupSeconds) + " s after each system's"
                         + " connect (untimed passes of the rate and round-trip workloads until then, the first bandwidth"
                         + " size's warm-up too if it begins earlier), then " : "")
                 + o.messages + " timed messages per rate (after " + o.rateWarmup + " untimed), " + o.roundTrips
                 + " timed round trips (after " + o.rttWarmup + " untimed), " + Options.format(o.bytes) + " per bandwidth size.\n\n"
                 + "![bandwidth vs size and round-trip latency](" + imageLink + ")\n\n"
                 + results.markdown(o);
-    }
-
-    /** {@code seconds} as written: 10, not 10.0. */
-    private static String seconds(double seconds) {
-        return seconds == Math.rint(seconds) ? Long.toString((long) seconds) : Double.toString(seconds);
     }
 
     /** Replaces the text between {@link #BEGIN} and {@link #END} in {@code doc} with {@code table}. */

@@ -141,6 +141,11 @@ final class Options {
         return Long.parseLong(unit == 1 ? t : t.substring(0, t.length() - 1)) * unit;
     }
 
+    /** {@code value} as written, without trailing zeros: 5, not 5.0; 2.5 as 2.5. */
+    static String plain(double value) {
+        return java.math.BigDecimal.valueOf(value).stripTrailingZeros().toPlainString();
+    }
+
     static String format(long bytes) {
         return bytes >= 1 << 20 && bytes % (1 << 20) == 0 ? (bytes >> 20) + " MiB"
                 : bytes >= 1 << 10 && bytes % (1 << 10) == 0 ? (bytes >> 10) + " KiB" : bytes + " B";

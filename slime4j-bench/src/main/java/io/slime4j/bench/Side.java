@@ -128,7 +128,7 @@ abstract class Side {
      * tells side a.
      */
     private void warmUp() throws Exception {
-        long until = connectedAt + (long) (options.warmupSeconds * 1e9);
+        long until = warmEndsAt();
         link.muted = true;
         try {
             boolean more = true;
@@ -153,7 +153,7 @@ abstract class Side {
 
     /** Sleeps until {@code --warmup} seconds after the connect (for a system whose bandwidth has no warm-up rounds). */
     void awaitWarmUp() throws InterruptedException {
-        long left = connectedAt + (long) (options.warmupSeconds * 1e9) - System.nanoTime();
+        long left = warmEndsAt() - System.nanoTime();
         if (left > 0) {
             Thread.sleep(left / 1_000_000L, (int) (left % 1_000_000L));
         }
@@ -214,8 +214,13 @@ abstract class Side {
      */
     long warmUntil() {
         long own = System.nanoTime() + (long) (options.bandwidthWarmupSeconds * 1e9);
-        long settled = connectedAt + (long) (options.warmupSeconds * 1e9);
+        long settled = warmEndsAt();
         return settled - own > 0 ? settled : own;
+    }
+
+    /** When {@code --warmup} ends: that many seconds after the connect (a {@link System#nanoTime()}). */
+    private long warmEndsAt() {
+        return connectedAt + (long) (options.warmupSeconds * 1e9);
     }
 
     /** Whether a bandwidth warm-up ending at {@code until} needs another round. */

@@ -55,36 +55,31 @@ final class StealGuard {
      * times; keeps the first run within the bound (or not judged), else the one with the least steal.
      */
     Result measure(Run run) throws Exception {
-        List<Double> values = new ArrayList<>();
-        List<Double> steals = new ArrayList<>();
-        List<String> labels = new ArrayList<>();
-        int kept = -1;
-        for (int attempt = 0; attempt <= reruns && kept < 0; attempt++) {
+        List<Attempt> attempts = new ArrayList<>();
+        Attempt kept = null;
+        for (int i = 0; i <= reruns && kept == null; i++) {
             HostCpu before = cpu.get();
-            values.add(run.run());
+            double value = run.run();
             HostCpu after = cpu.get();
-            labels.add(HostCpu.stealLabel(before, after));
             boolean judged = before != null && after != null && after.ticksSince(before) >= MIN_TICKS;
-            steals.add(judged ? after.stealSince(before) : 0);
-            if (!judged || steals.get(attempt) <= maxSteal) {
-                kept = attempt;
+            Attempt a = new Attempt(value, judged ? after.stealSince(before) : 0, HostCpu.stealLabel(before, after));
+            attempts.add(a);
+            if (!judged || a.steal <= maxSteal) {
+                kept = a;
             }
         }
-        if (kept < 0) { // every run met too much: the least stolen counts
-            kept = 0;
-            for (int i = 1; i < steals.size(); i++) {
-                if (steals.get(i) < steals.get(kept)) {
-                    kept = i;
-                }
-            }
+        if (kept == null) { // every run met too much: the least stolen counts (the first of equals)
+            kept = attempts.stream().min(java.util.Comparator.comparingDouble(Attempt::steal)).orElseThrow();
         }
         List<String> setAside = new ArrayList<>();
-        for (int i = 0; i < values.size(); i++) {
-            if (i != kept) {
-                setAside.add(String.format(Locale.ROOT, "%.1f %s at %s", values.get(i), unit, labels.get(i)));
+        for (Attempt a : attempts) {
+            if (a != kept) {
+                setAside.add(String.format(Locale.ROOT, "%.1f %s at %s", a.value, unit, a.label));
             }
         }
-        return new Result(values.get(kept), setAside.isEmpty() ? labels.get(kept)
-                : labels.get(kept) + "; set aside: " + String.join(", ", setAside));
+        return new Result(kept.value, setAside.isEmpty() ? kept.label : kept.label + "; set aside: " + String.join(", ", setAside));
     }
+
+    /** One run's figure, the share of CPU time stolen during it (0 when not judged), and its label. */
+    private record Attempt(double value, double steal, String label) {}
 }
