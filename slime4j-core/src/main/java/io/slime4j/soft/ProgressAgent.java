@@ -275,7 +275,7 @@ final class ProgressAgent implements Runnable {
                 if (waitersServeAll() & !staleAckOwed() & (wokenAside || !postsHeld())) { // a waiter ran a cycle during the rest: rest again
                     if (wokenAside) {
                         // a default device's wake-ups while it stood aside (a post before the poster saw it resting,
-                        // a post held for the next cycle, a leaving waiter's owed ACK, a receive post): send what
+                        // a post held for the next cycle, a leaving waiter's owed ACK, a receive posted in ERR): send what
                         // they need, but take nothing in, which would take a datagram a waiter is about to read and
                         // hand it over (the p99)
                         wakePending = false;
@@ -469,7 +469,7 @@ final class ProgressAgent implements Runnable {
     /**
      * {@link #wakeup}, and also ends the agent's rest: for what must run soon whether or
      * not waiters drive (commands, quiescence, detaching, a queue pair entering ERR), not for
-     * arrivals and receive posts, which the waiters handle.
+     * arrivals, which the waiters handle.
      */
     void nudge() {
         wakeup();

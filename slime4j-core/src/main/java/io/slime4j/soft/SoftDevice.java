@@ -328,8 +328,8 @@ public final class SoftDevice implements VerbsDevice {
 
     /**
      * Wakes the agent for work that needs no cycle soon when a waiter drives the device (a receive
-     * posted: a message that found none was refused with RNR and comes again); a waiter blocked on
-     * the sockets is left blocked.
+     * posted to a queue pair in ERR, which a cycle flushes); a waiter blocked on the sockets is left
+     * blocked.
      */
     void wakeup() {
         agent.wakeup();
@@ -651,6 +651,11 @@ public final class SoftDevice implements VerbsDevice {
     /** The thread of the agent driving this device (null before it started); for tests. */
     Thread agentThread() {
         return agent.thread();
+    }
+
+    /** The agent's turns so far, idle ones included; for tests. */
+    long agentCycles() {
+        return agent.cycles();
     }
 
     /** The port this device sends and receives on (the agent waits on it when idle). */

@@ -52,6 +52,45 @@ class IdleAgentTest {
         }
     }
 
+    /**
+     * A receive needs no cycle (a SEND that found none was RNR-NAKed and comes back): posting one
+     * must not wake a blocked agent, which cost a receiver of small messages an eventfd write and a
+     * thread wake-up per receive. Each post below comes after the agent has blocked again; before,
+     * every one ran the woken agent's cycle and its idle turns (about 55 a wake-up).
+     */
+    @ParameterizedTest
+    @EnumSource(value = UdpConfig.Backend.class, names = {"NATIVE", "NIO"})
+    void receivesPostedToAnIdleDeviceLeaveItsAgentBlockedAndStillTakeSends(UdpConfig.Backend backend) throws Exception {
+        try (UdpWire wire = new UdpWire(UdpConfig.defaults().toBuilder().backend(backend).build());
+             Arena arena = Arena.ofShared()) {
+            Side a = Side.open(wire, arena);
+            Side b = Side.open(wire, arena);
+            try {
+                a.qp.connect(b.qp.localInfo());
+                b.qp.connect(a.qp.localInfo());
+                a.write(b);
+                Thread.sleep(300); // delayed ACKs, timers: let everything settle
+                int posts = 40;
+                long before = b.device.agentCycles();
+                for (int i = 0; i < posts; i++) {
+                    b.qp.postRecv(new WorkRequest().wrId(100 + i).sge(b.mr, 0, 64));
+                    Thread.sleep(5); // the agent blocks again, if a post woke it
+                }
+                long turns = b.device.agentCycles() - before;
+                assertThat(turns).as("agent turns during %d receive posts", posts).isLessThan(posts);
+                a.qp.postSend(new WorkRequest().wrId(7).opcode(Opcode.SEND).sge(a.mr, 0, 64));
+                WorkCompletion[] wcs = WorkCompletion.array(1);
+                assertThat(b.cq.await(wcs, 10, TimeUnit.SECONDS)).isEqualTo(1);
+                assertThat(wcs[0].status()).isEqualTo(WcStatus.SUCCESS);
+                assertThat(wcs[0].wrId()).isEqualTo(100);
+                assertThat(wcs[0].byteLength()).isEqualTo(64);
+            } finally {
+                a.device.close();
+                b.device.close();
+            }
+        }
+    }
+
     @ParameterizedTest
     @EnumSource(value = UdpConfig.Backend.class, names = {"NATIVE", "NIO"})
     void anIdleConnectedPairUsesAlmostNoCpuAndStillAnswersAtOnce(UdpConfig.Backend backend) throws Exception {
