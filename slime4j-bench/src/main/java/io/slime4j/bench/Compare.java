@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 
 /**
  * The side-by-side comparison: the same workloads run against slime4j (soft over UDP, and the shm
@@ -21,7 +22,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * java -cp "slime4j-bench/target/slime4j-bench-0.1.0-SNAPSHOT.jar:slime4j-bench/target/lib/*" io.slime4j.bench.Compare \
  *     [--systems slime4j,aeron,jucx,tcp,udp,memcpy] [--workloads rate,rtt,bandwidth] [--messages 200000]
  *     [--round-trips 20000] [--warmup 10] [--bytes 256M] [--rate-sizes 32,1K] [--bandwidth-sizes 64K,1M,16M] [--bw-buffers N]
- *     [--timeout 120] [--out docs/img] [--doc docs/PERFORMANCE.md]
+ *     [--timeout 120] [--max-steal 5] [--out docs/img] [--doc docs/PERFORMANCE.md]
  * </pre>
  */
 public final class Compare {
@@ -61,8 +62,17 @@ public final class Compare {
         System.exit(0);
     }
 
-    /** Runs every chosen system in turn; a system that fails is recorded as skipped, and the run goes on. */
-    static Results run(CompareOptions o) throws InterruptedException {
+    /**
+     * Runs every chosen system in turn; a system that fails is recorded as skipped, and the run goes
+     * on. A system's run during which the host stole more than {@code --max-steal} of the machine's
+     * CPU time runs again ({@link StealGuard}); the note says which runs were set aside.
+     */
+    static Results run(CompareOptions o) throws Exception {
+        return run(o, HostCpu::now);
+    }
+
+    /** As {@link #run(CompareOptions)}, with the machine's CPU counts read from {@code cpu} (tests). */
+    static Results run(CompareOptions o, Supplier<HostCpu> cpu) throws Exception {
         Results results = new Results(o.systems);
         AtomicReference<PeerRun> current = new AtomicReference<>();
         Thread hook = new Thread(() -> {
@@ -75,8 +85,8 @@ public final class Compare {
         List<String> host = new ArrayList<>(); // what the machine did while each system ran (HostCpu)
         for (String system : o.systems) {
             System.err.println("Compare: running " + system);
-            HostCpu start = HostCpu.now();
             if (system.equals("memcpy")) {
+                HostCpu start = cpu.get();
                 if (o.workloads.contains(Side.Workload.BANDWIDTH)) {
                     for (int size : o.bandwidthSizes) {
                         double copy = Memcpy.bandwidth(size, Math.max(o.bytes, 1L << 30));
@@ -87,25 +97,39 @@ public final class Compare {
                         results.put("memcpy@window", "bwread." + size, windowed);
                     }
                 }
-                host.add(system + " " + HostCpu.shares(start, HostCpu.now()));
+                host.add(system + " " + HostCpu.stealLabel(start, cpu.get()));
                 continue;
             }
-            try (PeerRun run = new PeerRun(system, o, results)) {
-                current.set(run);
-                run.await(o.systemBoundSeconds());
-            } catch (IOException e) {
-                results.skip(system, "could not start its processes: " + e.getMessage());
-            } finally {
-                current.set(null);
-            }
-            String h = HostCpu.shares(start, HostCpu.now());
-            System.err.println("Compare: " + system + " ran with the host cpu " + h);
-            host.add(system + " " + h);
+            // a run during which the host stole more than --max-steal of the machine runs again: it measured the
+            // host's other guests as much as the system
+            StealGuard.Kept<Results> kept = new StealGuard(o.maxSteal, Options.STEAL_RERUNS, cpu, "")
+                    .keep(() -> runOnce(system, o, current), r -> "a run");
+            results.absorb(kept.value());
+            host.add(system + " " + kept.label());
         }
         Runtime.getRuntime().removeShutdownHook(hook);
-        results.note("The machine's CPUs while each system ran (steal: time the hypervisor gave other guests; on a"
-                + " shared VM it stops a vCPU for milliseconds and shows in every tail): " + String.join("; ", host) + ".");
+        results.note("What the host stole from the machine while each system ran (steal: time the hypervisor gave other"
+                + " guests; on a shared VM it stops a vCPU for milliseconds and shows in every tail; a run above "
+                + Options.plain(100 * o.maxSteal) + "% ran again, at most " + Options.STEAL_RERUNS + " times, and the least"
+                + " stolen counts): " + String.join("; ", host) + ".");
         return results;
+    }
+
+    /** One run of {@code system}'s two sides, into results of its own; a system that fails is recorded as skipped. */
+    private static Results runOnce(String system, CompareOptions o, AtomicReference<PeerRun> current)
+            throws InterruptedException {
+        Results r = new Results(List.of(system));
+        HostCpu start = HostCpu.now();
+        try (PeerRun run = new PeerRun(system, o, r)) {
+            current.set(run);
+            run.await(o.systemBoundSeconds());
+        } catch (IOException e) {
+            r.skip(system, "could not start its processes: " + e.getMessage());
+        } finally {
+            current.set(null);
+        }
+        System.err.println("Compare: " + system + " ran with the host cpu " + HostCpu.shares(start, HostCpu.now()));
+        return r;
     }
 
     /** The generated markdown: machine and date line, the command's options, the table. */

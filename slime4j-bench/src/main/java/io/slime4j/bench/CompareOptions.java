@@ -57,6 +57,12 @@ final class CompareOptions {
      * source into one target: the working set of the memcpy column's copy of the same size.
      */
     int bandwidthBuffers = 0;
+    /**
+     * The most of the machine's CPU time the host may steal during a system's run before it runs
+     * again (at most {@link Options#STEAL_RERUNS} times), 0..1; {@code --max-steal PERCENT}, default
+     * 5, 100 to keep every run.
+     */
+    double maxSteal = 0.05;
     /** Aeron's idle strategy for driver and application: yield (default, the better of the two here) or backoff. */
     String aeronIdle = "yield";
     Path out;
@@ -91,6 +97,7 @@ final class CompareOptions {
                             throw new IllegalArgumentException("--bw-buffers must be 1..16, was " + value);
                         }
                     }
+                    case "--max-steal" -> o.maxSteal = decimal(name, value, 0, 100, "a percentage 0..100") / 100;
                     case "--timeout" -> o.timeoutSeconds = positiveLong(name, Long.parseLong(value));
                     case "--aeron-idle" -> {
                         if (!value.equals("backoff") && !value.equals("yield")) {
@@ -102,7 +109,7 @@ final class CompareOptions {
                     case "--doc" -> o.doc = Path.of(value);
                     default -> throw new IllegalArgumentException("unknown option " + name
                             + " (known: --systems --workloads --messages --round-trips --rtt-warmup --rate-warmup --warmup --bytes --bw-warmup"
-                            + " --rate-sizes --bandwidth-sizes --bw-buffers --timeout --aeron-idle --out --doc)");
+                            + " --rate-sizes --bandwidth-sizes --bw-buffers --timeout --max-steal --aeron-idle --out --doc)");
                 }
             } catch (NumberFormatException e) {
                 throw new IllegalArgumentException(name + " needs a number, was '" + value + "'");

@@ -60,6 +60,22 @@ final class Results {
         skip(system, reason);
     }
 
+    /**
+     * Takes in what another run's results hold (figures, skips, warm-up passes, notes): one
+     * system's run kept from several ({@link Compare}, {@link StealGuard}). A figure both hold is
+     * refused as {@link #put} refuses it.
+     */
+    void absorb(Results run) {
+        List<Runnable> copies = new ArrayList<>();
+        synchronized (run) {
+            run.values.forEach((column, m) -> m.forEach((metric, v) -> copies.add(() -> put(column, metric, v))));
+            run.skipped.forEach((system, reason) -> copies.add(() -> skip(system, reason)));
+            run.warmPasses.forEach((system, passes) -> copies.add(() -> warmed(system, passes)));
+            run.notes.forEach(text -> copies.add(() -> note(text)));
+        }
+        copies.forEach(Runnable::run);
+    }
+
     /** {@code system} ran {@code passes} untimed passes of its message workloads first ({@code --warmup}). */
     synchronized void warmed(String system, int passes) {
         warmPasses.put(system, passes);

@@ -1,8 +1,10 @@
 package io.slime4j.bench;
 
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -23,8 +25,17 @@ final class StealGuard {
         double run() throws Exception;
     }
 
+    /** One measured run of any kind: what it measured (a figure, or a whole system's figures). */
+    @FunctionalInterface
+    interface Attempted<T> {
+        T run() throws Exception;
+    }
+
     /** The figure kept, and a label with its steal and the runs set aside before it. */
     record Result(double value, String label) {}
+
+    /** What {@link #keep} kept, and a label with its steal and the runs set aside before it. */
+    record Kept<T>(T value, String label) {}
 
     /** The fewest ticks of all CPUs together over which a run's steal is judged (a second of CPU time). */
     static final long MIN_TICKS = 100;
@@ -38,7 +49,7 @@ final class StealGuard {
      * @param maxSteal the largest share of CPU time stolen during a run that keeps it, 0..1 (1: every run counts)
      * @param reruns   runs at most after the first
      * @param cpu      the machine's CPU counts now ({@link HostCpu#now}; null when unknown: the run counts)
-     * @param unit     the figure's unit, for the runs set aside (e.g. {@code "MB/s"})
+     * @param unit     the figure's unit, for the runs {@link #measure} sets aside (e.g. {@code "MB/s"})
      */
     StealGuard(double maxSteal, int reruns, Supplier<HostCpu> cpu, String unit) {
         if (!(maxSteal >= 0 && maxSteal <= 1) || reruns < 0) {
@@ -55,31 +66,40 @@ final class StealGuard {
      * times; keeps the first run within the bound (or not judged), else the one with the least steal.
      */
     Result measure(Run run) throws Exception {
-        List<Attempt> attempts = new ArrayList<>();
-        Attempt kept = null;
+        Kept<Double> k = keep(run::run, v -> String.format(Locale.ROOT, "%.1f %s", v, unit));
+        return new Result(k.value(), k.label());
+    }
+
+    /**
+     * As {@link #measure}, for a run that measures more than one figure; {@code describe} names a
+     * run set aside in the label (its figure, say).
+     */
+    <T> Kept<T> keep(Attempted<T> run, Function<T, String> describe) throws Exception {
+        List<Attempt<T>> attempts = new ArrayList<>();
+        Attempt<T> kept = null;
         for (int i = 0; i <= reruns && kept == null; i++) {
             HostCpu before = cpu.get();
-            double value = run.run();
+            T value = run.run();
             HostCpu after = cpu.get();
             boolean judged = before != null && after != null && after.ticksSince(before) >= MIN_TICKS;
-            Attempt a = new Attempt(value, judged ? after.stealSince(before) : 0, HostCpu.stealLabel(before, after));
+            Attempt<T> a = new Attempt<>(value, judged ? after.stealSince(before) : 0, HostCpu.stealLabel(before, after));
             attempts.add(a);
             if (!judged || a.steal <= maxSteal) {
                 kept = a;
             }
         }
         if (kept == null) { // every run met too much: the least stolen counts (the first of equals)
-            kept = attempts.stream().min(java.util.Comparator.comparingDouble(Attempt::steal)).orElseThrow();
+            kept = attempts.stream().min(Comparator.comparingDouble(a -> a.steal)).orElseThrow();
         }
         List<String> setAside = new ArrayList<>();
-        for (Attempt a : attempts) {
+        for (Attempt<T> a : attempts) {
             if (a != kept) {
-                setAside.add(String.format(Locale.ROOT, "%.1f %s at %s", a.value, unit, a.label));
+                setAside.add(describe.apply(a.value) + " at " + a.label);
             }
         }
-        return new Result(kept.value, setAside.isEmpty() ? kept.label : kept.label + "; set aside: " + String.join(", ", setAside));
+        return new Kept<>(kept.value, setAside.isEmpty() ? kept.label : kept.label + "; set aside: " + String.join(", ", setAside));
     }
 
-    /** One run's figure, the share of CPU time stolen during it (0 when not judged), and its label. */
-    private record Attempt(double value, double steal, String label) {}
+    /** One run's outcome, the share of CPU time stolen during it (0 when not judged), and its label. */
+    private record Attempt<T>(T value, double steal, String label) {}
 }

@@ -50,6 +50,15 @@ class CompareOptionsTest {
     }
 
     @Test
+    void theStealBoundIsAPercentageOfTheMachine() {
+        assertThat(CompareOptions.parse(new String[0]).maxSteal).as("default").isEqualTo(0.05);
+        assertThat(CompareOptions.parse(new String[] {"--max-steal", "12.5"}).maxSteal).isEqualTo(0.125);
+        assertThat(CompareOptions.parse(new String[] {"--max-steal", "100"}).maxSteal).as("every run kept").isEqualTo(1.0);
+        assertThatThrownBy(() -> CompareOptions.parse(new String[] {"--max-steal", "150"}))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--max-steal");
+    }
+
+    @Test
     void theWarmUpIsSecondsOfWholePassesAndCountsInTheBound() {
         CompareOptions d = CompareOptions.parse(new String[0]);
         assertThat(d.warmupSeconds).as("default").isEqualTo(10.0);

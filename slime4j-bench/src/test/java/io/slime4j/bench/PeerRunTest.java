@@ -2,6 +2,7 @@ package io.slime4j.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -70,6 +71,19 @@ class PeerRunTest {
     @Timeout(value = 90, unit = TimeUnit.SECONDS)
     void aBandwidthSizeThatBeginsBeforeTheWarmUpEndsWarmsUpUntilThen() throws Exception {
         tcpBandwidthTakesAtLeast("0.1", "4", 4_000_000_000L); // the --warmup's 4 s, not the --bw-warmup's 0.1
+    }
+
+    @Test
+    @Timeout(value = 90, unit = TimeUnit.SECONDS)
+    void aSystemRunWhileTheHostStoleTooMuchRunsAgainAndOnlyTheKeptRunCounts() throws Exception {
+        CompareOptions o = CompareOptions.parse(new String[] {"--systems", "tcp", "--workloads", "rtt", "--round-trips",
+                "100", "--rtt-warmup", "10", "--warmup", "0", "--timeout", "20", "--max-steal", "5"});
+        ArrayDeque<HostCpu> cpu = StealGuardTest.readings(30, 2); // the first run lost 30% to the host, the second 2%
+        Results results = Compare.run(o, cpu::poll);
+        assertThat(cpu).as("two runs, each read before and after").isEmpty();
+        assertThat(results.skipReason("tcp")).isNull(); // a second run's figures are not a second report of one run's
+        assertThat(results.get("tcp", "rtt.p50")).isPositive();
+        assertThat(results.notes()).anySatisfy(n -> assertThat(n).contains("tcp steal 2.0%; set aside: a run at steal 30.0%"));
     }
 
     /** A TCP run of 64 KiB bandwidth with these warm-ups reports its figure and lasts at least {@code nanos}. */

@@ -52,6 +52,26 @@ class ResultsTest {
     }
 
     @Test
+    void aKeptRunsResultsAreTakenInWhole() {
+        Results run = new Results(List.of("slime4j"));
+        run.put("slime4j", "rate.32", 50_000);
+        run.put("slime4j@imm", "rate.32", 60_000);
+        run.warmed("slime4j", 2);
+        run.note("slime4j's note");
+        Results skipped = new Results(List.of("jucx"));
+        skipped.skip("jucx", "no libucp");
+        Results all = new Results(List.of("slime4j", "jucx"));
+        all.absorb(run);
+        all.absorb(skipped);
+        assertThat(all.get("slime4j", "rate.32")).isEqualTo(50_000);
+        assertThat(all.get("slime4j@imm", "rate.32")).isEqualTo(60_000);
+        assertThat(all.warmPasses("slime4j")).isEqualTo(2);
+        assertThat(all.notes()).containsExactly("slime4j's note");
+        assertThat(all.skipReason("jucx")).isEqualTo("no libucp");
+        assertThatThrownBy(() -> all.absorb(run)).hasMessageContaining("reported rate.32 twice");
+    }
+
+    @Test
     void aSystemRefusedForAFigureReportedTwiceKeepsNoneOfItsFigures() {
         Results r = new Results(List.of("slime4j", "tcp"));
         r.put("slime4j", "rate.32", 50_000);

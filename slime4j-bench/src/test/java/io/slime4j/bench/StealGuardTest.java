@@ -10,8 +10,8 @@ import org.junit.jupiter.api.Test;
 
 /** {@link StealGuard}: runs again while the host stole too much, at most so often, and says what it set aside. */
 class StealGuardTest {
-    /** CPU readings in order: each run reads one before and one after. */
-    private static ArrayDeque<HostCpu> readings(long... stealPerRun) {
+    /** CPU readings in order: each run reads one before and one after, 100 ticks apart, {@code stealPerRun} of them stolen. */
+    static ArrayDeque<HostCpu> readings(long... stealPerRun) {
         ArrayDeque<HostCpu> q = new ArrayDeque<>();
         long busy = 0;
         long steal = 0;
