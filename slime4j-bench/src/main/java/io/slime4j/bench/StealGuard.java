@@ -5,6 +5,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /**
@@ -66,25 +67,27 @@ final class StealGuard {
      * times; keeps the first run within the bound (or not judged), else the one with the least steal.
      */
     Result measure(Run run) throws Exception {
-        Kept<Double> k = keep(run::run, v -> String.format(Locale.ROOT, "%.1f %s", v, unit));
+        Kept<Double> k = keep(run::run, v -> String.format(Locale.ROOT, "%.1f %s", v, unit), v -> true);
         return new Result(k.value(), k.label());
     }
 
     /**
      * As {@link #measure}, for a run that measures more than one figure; {@code describe} names a
-     * run set aside in the label (its figure, say).
+     * run set aside in the label (its figure, say). A run {@code judged} refuses (one that failed,
+     * say) counts as it is, whatever its steal: running it again would measure nothing better.
      */
-    <T> Kept<T> keep(Attempted<T> run, Function<T, String> describe) throws Exception {
+    <T> Kept<T> keep(Attempted<T> run, Function<T, String> describe, Predicate<T> judged) throws Exception {
         List<Attempt<T>> attempts = new ArrayList<>();
         Attempt<T> kept = null;
         for (int i = 0; i <= reruns && kept == null; i++) {
             HostCpu before = cpu.get();
             T value = run.run();
             HostCpu after = cpu.get();
-            boolean judged = before != null && after != null && after.ticksSince(before) >= MIN_TICKS;
-            Attempt<T> a = new Attempt<>(value, judged ? after.stealSince(before) : 0, HostCpu.stealLabel(before, after));
+            boolean judge = before != null && after != null && after.ticksSince(before) >= MIN_TICKS
+                    && judged.test(value);
+            Attempt<T> a = new Attempt<>(value, judge ? after.stealSince(before) : 0, HostCpu.stealLabel(before, after));
             attempts.add(a);
-            if (!judged || a.steal <= maxSteal) {
+            if (!judge || a.steal <= maxSteal) {
                 kept = a;
             }
         }
@@ -97,7 +100,7 @@ final class StealGuard {
                 setAside.add(describe.apply(a.value) + " at " + a.label);
             }
         }
-        return new Kept<>(kept.value, setAside.isEmpty() ? kept.label : kept.label + "; set aside: " + String.join(", ", setAside));
+        return new Kept<>(kept.value, setAside.isEmpty() ? kept.label : kept.label + " (set aside: " + String.join(", ", setAside) + ")");
     }
 
     /** One run's outcome, the share of CPU time stolen during it (0 when not judged), and its label. */

@@ -76,7 +76,7 @@ public final class WriteBench {
                 o.peerHost,
                 o.peerNetns == null ? "" : " (in network namespace " + o.peerNetns + ")",
                 UdpConfig.fromEnvironment().backend().resolve(),
-                Options.plain(100 * o.maxSteal));
+                Options.percent(o.maxSteal));
         int n = o.sizes.length;
         double[][] slime = new double[n][o.rounds];
         double[][] tcp = new double[n][o.rounds];

@@ -83,7 +83,19 @@ class PeerRunTest {
         assertThat(cpu).as("two runs, each read before and after").isEmpty();
         assertThat(results.skipReason("tcp")).isNull(); // a second run's figures are not a second report of one run's
         assertThat(results.get("tcp", "rtt.p50")).isPositive();
-        assertThat(results.notes()).anySatisfy(n -> assertThat(n).contains("tcp steal 2.0%; set aside: a run at steal 30.0%"));
+        assertThat(results.notes()).anySatisfy(n -> assertThat(n).contains("tcp steal 2.0% (set aside: a run at steal 30.0%)"));
+    }
+
+    @Test
+    @Timeout(value = 90, unit = TimeUnit.SECONDS)
+    void aSystemThatFailedIsNotRunAgainWhateverTheHostStole() throws Exception {
+        // far more round trips than a second holds: the run fails its bound
+        CompareOptions o = CompareOptions.parse(new String[] {"--systems", "tcp", "--workloads", "rtt", "--round-trips",
+                "100M", "--warmup", "0", "--timeout", "1"});
+        ArrayDeque<HostCpu> cpu = StealGuardTest.readings(30, 30, 30);
+        Results results = Compare.run(o, cpu::poll);
+        assertThat(cpu).as("one run read, two left").hasSize(4);
+        assertThat(results.skipReason("tcp")).contains("did not finish");
     }
 
     /** A TCP run of 64 KiB bandwidth with these warm-ups reports its figure and lasts at least {@code nanos}. */

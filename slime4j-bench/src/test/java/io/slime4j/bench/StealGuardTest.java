@@ -25,6 +25,15 @@ class StealGuardTest {
     }
 
     @Test
+    void aRunTheCallerDoesNotJudgeCountsWhateverItsSteal() throws Exception {
+        ArrayDeque<HostCpu> cpu = readings(30, 2);
+        StealGuard.Kept<String> k = new StealGuard(0.05, 2, cpu::poll, "").keep(() -> "failed", r -> r, r -> false);
+        assertThat(k.value()).isEqualTo("failed");
+        assertThat(k.label()).isEqualTo("steal 30.0%");
+        assertThat(cpu).as("not run again").hasSize(2);
+    }
+
+    @Test
     void aQuietRunCountsAtOnce() throws Exception {
         ArrayDeque<HostCpu> cpu = readings(2);
         StealGuard.Result r = new StealGuard(0.05, 2, cpu::poll, "MB/s").measure(() -> 1000.0);
@@ -39,7 +48,7 @@ class StealGuardTest {
         ArrayDeque<Double> figures = new ArrayDeque<>(List.of(500.0, 1600.0));
         StealGuard.Result r = new StealGuard(0.05, 2, cpu::poll, "MB/s").measure(figures::poll);
         assertThat(r.value()).isEqualTo(1600.0);
-        assertThat(r.label()).isEqualTo("steal 3.0%; set aside: 500.0 MB/s at steal 30.0%");
+        assertThat(r.label()).isEqualTo("steal 3.0% (set aside: 500.0 MB/s at steal 30.0%)");
     }
 
     @Test
@@ -49,7 +58,7 @@ class StealGuardTest {
         StealGuard.Result r = new StealGuard(0.05, 2, cpu::poll, "MB/s").measure(() -> 100.0 * runs.incrementAndGet());
         assertThat(runs).as("the first and two more").hasValue(3);
         assertThat(r.value()).isEqualTo(200.0);
-        assertThat(r.label()).isEqualTo("steal 10.0%; set aside: 100.0 MB/s at steal 20.0%, 300.0 MB/s at steal 40.0%");
+        assertThat(r.label()).isEqualTo("steal 10.0% (set aside: 100.0 MB/s at steal 20.0%, 300.0 MB/s at steal 40.0%)");
     }
 
     @Test

@@ -56,7 +56,7 @@ class IdleAgentTest {
      * A receive needs no cycle (a SEND that found none was RNR-NAKed and comes back): posting one
      * must not wake a blocked agent, which cost a receiver of small messages an eventfd write and a
      * thread wake-up per receive. Each post below comes after the agent has blocked again; before,
-     * every one ran the woken agent's cycle and its idle turns (about 55 a wake-up).
+     * every one woke it for a turn (40 turns for the 40 posts; none since).
      */
     @ParameterizedTest
     @EnumSource(value = UdpConfig.Backend.class, names = {"NATIVE", "NIO"})
@@ -77,7 +77,7 @@ class IdleAgentTest {
                     Thread.sleep(5); // the agent blocks again, if a post woke it
                 }
                 long turns = b.device.agentCycles() - before;
-                assertThat(turns).as("agent turns during %d receive posts", posts).isLessThan(posts);
+                assertThat(turns).as("agent turns during %d receive posts", posts).isLessThanOrEqualTo(posts / 4);
                 a.qp.postSend(new WorkRequest().wrId(7).opcode(Opcode.SEND).sge(a.mr, 0, 64));
                 WorkCompletion[] wcs = WorkCompletion.array(1);
                 assertThat(b.cq.await(wcs, 10, TimeUnit.SECONDS)).isEqualTo(1);
