@@ -52,6 +52,31 @@ class IdleAgentTest {
         }
     }
 
+    /** What a test does with a connected pair that has settled. */
+    @FunctionalInterface
+    private interface PairTest {
+        void run(Side a, Side b) throws Exception;
+    }
+
+    /** Two connected devices on {@code backend}, one write made and everything settled, then {@code test}. */
+    private static void withSettledPair(UdpConfig.Backend backend, PairTest test) throws Exception {
+        try (UdpWire wire = new UdpWire(UdpConfig.defaults().toBuilder().backend(backend).build());
+             Arena arena = Arena.ofShared()) {
+            Side a = Side.open(wire, arena);
+            Side b = Side.open(wire, arena);
+            try {
+                a.qp.connect(b.qp.localInfo());
+                b.qp.connect(a.qp.localInfo());
+                a.write(b);
+                Thread.sleep(300); // delayed ACKs, timers: let everything settle
+                test.run(a, b);
+            } finally {
+                a.device.close();
+                b.device.close();
+            }
+        }
+    }
+
     /**
      * A receive needs no cycle (a SEND that found none was RNR-NAKed and comes back): posting one
      * must not wake a blocked agent, which cost a receiver of small messages an eventfd write and a
@@ -61,60 +86,36 @@ class IdleAgentTest {
     @ParameterizedTest
     @EnumSource(value = UdpConfig.Backend.class, names = {"NATIVE", "NIO"})
     void receivesPostedToAnIdleDeviceLeaveItsAgentBlockedAndStillTakeSends(UdpConfig.Backend backend) throws Exception {
-        try (UdpWire wire = new UdpWire(UdpConfig.defaults().toBuilder().backend(backend).build());
-             Arena arena = Arena.ofShared()) {
-            Side a = Side.open(wire, arena);
-            Side b = Side.open(wire, arena);
-            try {
-                a.qp.connect(b.qp.localInfo());
-                b.qp.connect(a.qp.localInfo());
-                a.write(b);
-                Thread.sleep(300); // delayed ACKs, timers: let everything settle
-                int posts = 40;
-                long before = b.device.agentCycles();
-                for (int i = 0; i < posts; i++) {
-                    b.qp.postRecv(new WorkRequest().wrId(100 + i).sge(b.mr, 0, 64));
-                    Thread.sleep(5); // the agent blocks again, if a post woke it
-                }
-                long turns = b.device.agentCycles() - before;
-                assertThat(turns).as("agent turns during %d receive posts", posts).isLessThanOrEqualTo(posts / 4);
-                a.qp.postSend(new WorkRequest().wrId(7).opcode(Opcode.SEND).sge(a.mr, 0, 64));
-                WorkCompletion[] wcs = WorkCompletion.array(1);
-                assertThat(b.cq.await(wcs, 10, TimeUnit.SECONDS)).isEqualTo(1);
-                assertThat(wcs[0].status()).isEqualTo(WcStatus.SUCCESS);
-                assertThat(wcs[0].wrId()).isEqualTo(100);
-                assertThat(wcs[0].byteLength()).isEqualTo(64);
-            } finally {
-                a.device.close();
-                b.device.close();
+        withSettledPair(backend, (a, b) -> {
+            int posts = 40;
+            long before = b.device.agentCycles();
+            for (int i = 0; i < posts; i++) {
+                b.qp.postRecv(new WorkRequest().wrId(100 + i).sge(b.mr, 0, 64));
+                Thread.sleep(5); // the agent blocks again, if a post woke it
             }
-        }
+            long turns = b.device.agentCycles() - before;
+            assertThat(turns).as("agent turns during %d receive posts", posts).isLessThanOrEqualTo(posts / 4);
+            a.qp.postSend(new WorkRequest().wrId(7).opcode(Opcode.SEND).sge(a.mr, 0, 64));
+            WorkCompletion[] wcs = WorkCompletion.array(1);
+            assertThat(b.cq.await(wcs, 10, TimeUnit.SECONDS)).isEqualTo(1);
+            assertThat(wcs[0].status()).isEqualTo(WcStatus.SUCCESS);
+            assertThat(wcs[0].wrId()).isEqualTo(100);
+            assertThat(wcs[0].byteLength()).isEqualTo(64);
+        });
     }
 
     @ParameterizedTest
     @EnumSource(value = UdpConfig.Backend.class, names = {"NATIVE", "NIO"})
     void anIdleConnectedPairUsesAlmostNoCpuAndStillAnswersAtOnce(UdpConfig.Backend backend) throws Exception {
-        try (UdpWire wire = new UdpWire(UdpConfig.defaults().toBuilder().backend(backend).build());
-             Arena arena = Arena.ofShared()) {
-            Side a = Side.open(wire, arena);
-            Side b = Side.open(wire, arena);
-            try {
-                a.qp.connect(b.qp.localInfo());
-                b.qp.connect(a.qp.localInfo());
-                a.write(b);
-                Thread.sleep(300); // delayed ACKs, timers: let everything settle
-                ThreadMXBean mx = ManagementFactory.getThreadMXBean();
-                long[] ids = {a.device.agentThread().threadId(), b.device.agentThread().threadId()};
-                long before = mx.getThreadCpuTime(ids[0]) + mx.getThreadCpuTime(ids[1]);
-                Thread.sleep(1_000);
-                long used = mx.getThreadCpuTime(ids[0]) + mx.getThreadCpuTime(ids[1]) - before;
-                // two agents parking for 50 µs at a time used 10-20% of a core here; blocked, well under 1%
-                assertThat(TimeUnit.NANOSECONDS.toMillis(used)).as("agent CPU ms in 1 s idle").isLessThan(20);
-                assertThat(a.write(b)).as("round trip after idling, µs").isLessThan(500_000);
-            } finally {
-                a.device.close();
-                b.device.close();
-            }
-        }
+        withSettledPair(backend, (a, b) -> {
+            ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+            long[] ids = {a.device.agentThread().threadId(), b.device.agentThread().threadId()};
+            long before = mx.getThreadCpuTime(ids[0]) + mx.getThreadCpuTime(ids[1]);
+            Thread.sleep(1_000);
+            long used = mx.getThreadCpuTime(ids[0]) + mx.getThreadCpuTime(ids[1]) - before;
+            // two agents parking for 50 µs at a time used 10-20% of a core here; blocked, well under 1%
+            assertThat(TimeUnit.NANOSECONDS.toMillis(used)).as("agent CPU ms in 1 s idle").isLessThan(20);
+            assertThat(a.write(b)).as("round trip after idling, µs").isLessThan(500_000);
+        });
     }
 }
