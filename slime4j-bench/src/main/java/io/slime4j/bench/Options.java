@@ -141,12 +141,12 @@ final class Options {
         return Long.parseLong(unit == 1 ? t : t.substring(0, t.length() - 1)) * unit;
     }
 
-    /** {@code value} as written, without trailing zeros: 5, not 5.0; 2.5 as 2.5. */
     /** A share 0..1 as a percentage with at most one decimal, without float noise: 0.07 is {@code "7"}, 0.125 {@code "12.5"}. */
     static String percent(double share) {
         return plain(Math.round(share * 1000) / 10.0);
     }
 
+    /** {@code value} as written, without trailing zeros: 5, not 5.0; 2.5 as 2.5. */
     static String plain(double value) {
         return java.math.BigDecimal.valueOf(value).stripTrailingZeros().toPlainString();
     }
