@@ -87,7 +87,7 @@ public final class Compare {
             System.err.println("Compare: running " + system);
             // a run during which the host stole more than --max-steal of the machine runs again: it measured the
             // host's other guests as much as the system. A run that failed counts as it is.
-            StealGuard.Kept<Results> kept = new StealGuard(o.maxSteal, Options.STEAL_RERUNS, cpu, "")
+            StealGuard.Kept<Results> kept = new StealGuard(o.maxSteal, Options.STEAL_RERUNS, cpu)
                     .keep(() -> runOnce(system, o, current), r -> "a run", r -> r.skipReason(system) == null);
             results.absorb(kept.value());
             host.add(system + " " + kept.label());

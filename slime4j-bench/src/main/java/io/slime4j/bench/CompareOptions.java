@@ -115,22 +115,26 @@ final class CompareOptions {
                 throw new IllegalArgumentException(name + " needs a number, was '" + value + "'");
             }
         }
-        if (o.bandwidthWarmupSeconds * 2 > o.timeoutSeconds) {
-            if (o.raw.contains("--bw-warmup")) {
-                throw new IllegalArgumentException("--bw-warmup " + o.bandwidthWarmupSeconds + " s must be at most half of"
-                        + " --timeout (" + o.timeoutSeconds + " s): a peer's wait covers the warm-up and the timed round");
-            }
-            o.bandwidthWarmupSeconds = o.timeoutSeconds / 2.0; // the default, under a short --timeout
-        }
-        if (o.warmupSeconds * 2 > o.timeoutSeconds) {
-            if (o.raw.contains("--warmup")) {
-                throw new IllegalArgumentException("--warmup " + o.raw.get(o.raw.lastIndexOf("--warmup") + 1)
-                        + " s must be at most half of --timeout (" + o.timeoutSeconds + " s): a peer's wait may cover the"
-                        + " warm-up and a timed run");
-            }
-            o.warmupSeconds = o.timeoutSeconds / 2.0;
-        }
+        o.bandwidthWarmupSeconds = atMostHalfTheTimeout(o, "--bw-warmup", o.bandwidthWarmupSeconds);
+        o.warmupSeconds = atMostHalfTheTimeout(o, "--warmup", o.warmupSeconds);
         return o;
+    }
+
+    /**
+     * {@code seconds} of the warm-up {@code option}, at most half of {@code --timeout} (a peer's wait
+     * may cover the warm-up and a timed run): a value given larger is an error, a default larger is
+     * lowered to the half.
+     */
+    private static double atMostHalfTheTimeout(CompareOptions o, String option, double seconds) {
+        if (seconds * 2 <= o.timeoutSeconds) {
+            return seconds;
+        }
+        if (o.raw.contains(option)) {
+            throw new IllegalArgumentException(option + " " + o.raw.get(o.raw.lastIndexOf(option) + 1)
+                    + " s must be at most half of --timeout (" + o.timeoutSeconds + " s): a peer's wait may cover the"
+                    + " warm-up and a timed run");
+        }
+        return o.timeoutSeconds / 2.0;
     }
 
     private static List<String> systems(String value) {

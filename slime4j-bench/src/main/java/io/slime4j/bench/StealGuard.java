@@ -44,29 +44,27 @@ final class StealGuard {
     private final double maxSteal;
     private final int reruns;
     private final Supplier<HostCpu> cpu;
-    private final String unit;
 
     /**
      * @param maxSteal the largest share of CPU time stolen during a run that keeps it, 0..1 (1: every run counts)
      * @param reruns   runs at most after the first
      * @param cpu      the machine's CPU counts now ({@link HostCpu#now}; null when unknown: the run counts)
-     * @param unit     the figure's unit, for the runs {@link #measure} sets aside (e.g. {@code "MB/s"})
      */
-    StealGuard(double maxSteal, int reruns, Supplier<HostCpu> cpu, String unit) {
+    StealGuard(double maxSteal, int reruns, Supplier<HostCpu> cpu) {
         if (!(maxSteal >= 0 && maxSteal <= 1) || reruns < 0) {
             throw new IllegalArgumentException("maxSteal must be 0..1 and reruns at least 0, were " + maxSteal + ", " + reruns);
         }
         this.maxSteal = maxSteal;
         this.reruns = reruns;
         this.cpu = cpu;
-        this.unit = unit;
     }
 
     /**
      * Runs {@code run}, and again while its steal exceeded the bound, at most {@code reruns} more
      * times; keeps the first run within the bound (or not judged), else the one with the least steal.
+     * {@code unit} is the figure's, for the runs set aside (e.g. {@code "MB/s"}).
      */
-    Result measure(Run run) throws Exception {
+    Result measure(Run run, String unit) throws Exception {
         Kept<Double> k = keep(run::run, v -> String.format(Locale.ROOT, "%.1f %s", v, unit), v -> true);
         return new Result(k.value(), k.label());
     }

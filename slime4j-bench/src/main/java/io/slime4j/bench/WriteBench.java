@@ -138,7 +138,7 @@ public final class WriteBench {
                 int size = o.sizes[i];
                 int count = (int) (o.bytes / size);
                 Side.warm(warmUntil, () -> s.round(size, count)); // a fresh pair of JVMs compiles its hot paths first
-                StealGuard.Result m = guard(o).measure(() -> (double) size * count / (s.round(size, count) / 1e3));
+                StealGuard.Result m = guard(o).measure(() -> (double) size * count / (s.round(size, count) / 1e3), "MB/s");
                 slime[i][r] = m.value();
                 steal[i][r] = m.label();
             }
@@ -154,7 +154,7 @@ public final class WriteBench {
                     int size = o.sizes[i];
                     long bytes = (o.bytes / size) * size;
                     iperf.round(size, bytes); // warm-up, one round: iperf3's data path is the kernel's
-                    StealGuard.Result m = guard(o).measure(() -> iperf.round(size, bytes));
+                    StealGuard.Result m = guard(o).measure(() -> iperf.round(size, bytes), "MB/s");
                     tcp[i][r] = m.value();
                     steal[i][r] = m.label();
                 }
@@ -170,7 +170,7 @@ public final class WriteBench {
                 int size = o.sizes[i];
                 int count = (int) (o.bytes / size);
                 Side.warm(warmUntil, () -> client.round(size, count)); // as for slime4j
-                StealGuard.Result m = guard(o).measure(() -> (double) size * count / (client.round(size, count) / 1e3));
+                StealGuard.Result m = guard(o).measure(() -> (double) size * count / (client.round(size, count) / 1e3), "MB/s");
                 tcp[i][r] = m.value();
                 steal[i][r] = m.label();
             }
@@ -179,7 +179,7 @@ public final class WriteBench {
 
     /** What keeps a measured run from a host that took more than {@code --max-steal} of the machine during it. */
     private static StealGuard guard(Options o) {
-        return new StealGuard(o.maxSteal, Options.STEAL_RERUNS, HostCpu::now, "MB/s");
+        return new StealGuard(o.maxSteal, Options.STEAL_RERUNS, HostCpu::now);
     }
 
     private static double median(double[] values) {

@@ -27,7 +27,7 @@ class StealGuardTest {
     @Test
     void aRunTheCallerDoesNotJudgeCountsWhateverItsSteal() throws Exception {
         ArrayDeque<HostCpu> cpu = readings(30, 2);
-        StealGuard.Kept<String> k = new StealGuard(0.05, 2, cpu::poll, "").keep(() -> "failed", r -> r, r -> false);
+        StealGuard.Kept<String> k = new StealGuard(0.05, 2, cpu::poll).keep(() -> "failed", r -> r, r -> false);
         assertThat(k.value()).isEqualTo("failed");
         assertThat(k.label()).isEqualTo("steal 30.0%");
         assertThat(cpu).as("not run again").hasSize(2);
@@ -36,7 +36,7 @@ class StealGuardTest {
     @Test
     void aQuietRunCountsAtOnce() throws Exception {
         ArrayDeque<HostCpu> cpu = readings(2);
-        StealGuard.Result r = new StealGuard(0.05, 2, cpu::poll, "MB/s").measure(() -> 1000.0);
+        StealGuard.Result r = new StealGuard(0.05, 2, cpu::poll).measure(() -> 1000.0, "MB/s");
         assertThat(r.value()).isEqualTo(1000.0);
         assertThat(r.label()).isEqualTo("steal 2.0%");
         assertThat(cpu).isEmpty();
@@ -46,7 +46,7 @@ class StealGuardTest {
     void aRunAboveTheBoundIsRunAgainAndSetAsideByName() throws Exception {
         ArrayDeque<HostCpu> cpu = readings(30, 3);
         ArrayDeque<Double> figures = new ArrayDeque<>(List.of(500.0, 1600.0));
-        StealGuard.Result r = new StealGuard(0.05, 2, cpu::poll, "MB/s").measure(figures::poll);
+        StealGuard.Result r = new StealGuard(0.05, 2, cpu::poll).measure(figures::poll, "MB/s");
         assertThat(r.value()).isEqualTo(1600.0);
         assertThat(r.label()).isEqualTo("steal 3.0% (set aside: 500.0 MB/s at steal 30.0%)");
     }
@@ -55,7 +55,7 @@ class StealGuardTest {
     void whenEveryAllowedRunMetTooMuchTheLeastStolenCounts() throws Exception {
         ArrayDeque<HostCpu> cpu = readings(20, 10, 40);
         AtomicInteger runs = new AtomicInteger();
-        StealGuard.Result r = new StealGuard(0.05, 2, cpu::poll, "MB/s").measure(() -> 100.0 * runs.incrementAndGet());
+        StealGuard.Result r = new StealGuard(0.05, 2, cpu::poll).measure(() -> 100.0 * runs.incrementAndGet(), "MB/s");
         assertThat(runs).as("the first and two more").hasValue(3);
         assertThat(r.value()).isEqualTo(200.0);
         assertThat(r.label()).isEqualTo("steal 10.0% (set aside: 100.0 MB/s at steal 20.0%, 300.0 MB/s at steal 40.0%)");
@@ -63,10 +63,10 @@ class StealGuardTest {
 
     @Test
     void unknownStealKeepsTheRunAndABoundOfOneKeepsEvery() throws Exception {
-        StealGuard.Result r = new StealGuard(0.05, 2, () -> null, "MB/s").measure(() -> 7.0);
+        StealGuard.Result r = new StealGuard(0.05, 2, () -> null).measure(() -> 7.0, "MB/s");
         assertThat(r.label()).isEqualTo("steal ?");
         ArrayDeque<HostCpu> cpu = readings(90);
-        assertThat(new StealGuard(1.0, 2, cpu::poll, "MB/s").measure(() -> 8.0).value()).isEqualTo(8.0);
+        assertThat(new StealGuard(1.0, 2, cpu::poll).measure(() -> 8.0, "MB/s").value()).isEqualTo(8.0);
     }
 
     @Test
@@ -74,15 +74,15 @@ class StealGuardTest {
         // 20 ticks, 2 stolen: 10% by the counts, but one tick of 20 is already 5%
         ArrayDeque<HostCpu> cpu = new ArrayDeque<>(List.of(new HostCpu(0, 0, 0), new HostCpu(18, 0, 2)));
         AtomicInteger runs = new AtomicInteger();
-        StealGuard.Result r = new StealGuard(0.05, 2, cpu::poll, "MB/s").measure(() -> 100.0 * runs.incrementAndGet());
+        StealGuard.Result r = new StealGuard(0.05, 2, cpu::poll).measure(() -> 100.0 * runs.incrementAndGet(), "MB/s");
         assertThat(runs).as("kept").hasValue(1);
         assertThat(r.label()).isEqualTo("steal 10.0%");
     }
 
     @Test
     void badBoundsAndOptionValuesAreOneLineErrors() {
-        assertThatThrownBy(() -> new StealGuard(1.5, 2, HostCpu::now, "MB/s")).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> new StealGuard(0.05, -1, HostCpu::now, "MB/s")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new StealGuard(1.5, 2, HostCpu::now)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new StealGuard(0.05, -1, HostCpu::now)).isInstanceOf(IllegalArgumentException.class);
         assertThat(Options.parse(new String[0]).maxSteal).isEqualTo(0.05);
         assertThat(Options.parse(new String[] {"--max-steal", "12.5"}).maxSteal).isEqualTo(0.125);
         assertThatThrownBy(() -> Options.parse(new String[] {"--max-steal", "x"}))

@@ -8,7 +8,10 @@ import javax.management.ObjectName;
 public final class Allocations {
     private Allocations() {}
 
-    /** Bytes allocated by the current thread, read through the platform MBean server (HotSpot's Threading bean). */
+    /**
+     * Bytes allocated by the current thread, read through the platform MBean server (HotSpot's Threading
+     * bean): the module does not read {@code jdk.management}, whose interface would give it directly.
+     */
     public static long ofThisThread() {
         try {
             return (long) ManagementFactory.getPlatformMBeanServer().invoke(new ObjectName("java.lang:type=Threading"),
