@@ -62,6 +62,8 @@ final class DutyCycle {
     private volatile int waiters;
     /** Cycles run by waiters ({@link #driveUntil}); written by the holder only. */
     private volatile long byWaiters;
+    /** What the waiter that runs the cycle under way waits for, or null (not a waiter's cycle); the holder's only. */
+    private BooleanSupplier runFor;
     /** {@link #byWaiters} when the agent last asked {@link #waitersActiveSinceLastLook} (agent thread only). */
     private long byWaitersSeen;
     /** {@link #completed} when the agent last asked {@link #noCycleSinceLastLook} (agent thread only). */
@@ -109,7 +111,7 @@ final class DutyCycle {
      * when its cycles move from one thread to another.
      */
     int tryRun() {
-        return tryRun(false);
+        return tryRun((BooleanSupplier) null);
     }
 
     /**
@@ -123,7 +125,7 @@ final class DutyCycle {
     int runForPoster() {
         postPending = true; // then try to take the right: a Dekker pair with the holder's release
         try {
-            return tryRun(postWork, false);
+            return tryRun(postWork, null);
         } catch (RuntimeException e) {
             waiterError.accept(e);
             return 0;
@@ -169,12 +171,15 @@ final class DutyCycle {
         return postPending;
     }
 
-    /** A waiter's or the agent's cycle: one that sends first when requests wait for it ({@link #postWork}). */
-    private int tryRun(boolean waiter) {
+    /**
+     * A waiter's or the agent's cycle: one that sends first when requests wait for it ({@link #postWork}).
+     * {@code waiter} is what a waiter that runs it waits for ({@link #waiterSatisfied}), null for the agent.
+     */
+    private int tryRun(BooleanSupplier waiter) {
         return tryRun(postPending ? postWork : work, waiter);
     }
 
-    private int tryRun(Work cycle, boolean waiter) {
+    private int tryRun(Work cycle, BooleanSupplier waiter) {
         if (!HOLDER.compareAndSet(this, null, Thread.currentThread())) {
             return -1;
         }
@@ -193,18 +198,32 @@ final class DutyCycle {
     }
 
     /** Runs {@code cycle} with the right held, then gives it back (a volatile write: see {@link #postPending}). */
-    private int runHeld(Work cycle, boolean waiter) {
+    private int runHeld(Work cycle, BooleanSupplier waiter) {
         postPending = false; // before the cycle reads the queues: a post after this is seen, or sets it again
         heldPosts += held.cycleBegan();
+        runFor = waiter;
         try {
             return cycle.run(System.nanoTime());
         } finally {
+            runFor = null;
             completed = completed + 1; // one writer: the holder
-            if (waiter) {
+            if (waiter != null) {
                 byWaiters = byWaiters + 1;
             }
             HOLDER.setVolatile(this, null);
         }
+    }
+
+    /**
+     * Whether the cycle under way is a waiting thread's ({@link #driveUntil}) and what that thread
+     * waits for has come: the cycle's receive may end now ({@link PacketDispatcher#receiveMore}),
+     * leaving what else is queued to the next cycle, so the waiter returns without first polling
+     * the sockets again (on the UDP wire, a system call per empty socket, about 1 µs of a round
+     * trip's each way: docs/PERFORMANCE.md). The holder's, from inside its cycle.
+     */
+    boolean waiterSatisfied() {
+        BooleanSupplier w = runFor;
+        return w != null && w.getAsBoolean();
     }
 
     /**
@@ -298,7 +317,7 @@ final class DutyCycle {
                 }
                 int done;
                 try {
-                    done = tryRun(true);
+                    done = tryRun(ready);
                     if (done < 0 && !waitersDrive) {
                         // another thread's cycle is under way and may have passed a request posted just before
                         // this wait (a default device's poster leaves it to the agent, which skips a device a
@@ -306,7 +325,7 @@ final class DutyCycle {
                         // with its release), so that this waiter may block (a busy-polling waiter only spins
                         // and runs its own cycle after the holder's)
                         postPending = true;
-                        done = tryRun(work, true); // if it wins the right after all: a whole cycle, which sends too
+                        done = tryRun(work, ready); // if it wins the right after all: a whole cycle, which sends too
                     }
                 } catch (RuntimeException e) {
                     waiterError.accept(e);

@@ -8,6 +8,7 @@ import io.slime4j.wire.PlacingPacketHandler;
 import io.slime4j.wire.WireAddress;
 
 import java.lang.foreign.MemorySegment;
+import java.util.function.BooleanSupplier;
 
 /**
  * The receive path of a {@link SoftDevice}: checks each datagram's form, routes it to its queue
@@ -22,6 +23,7 @@ import java.lang.foreign.MemorySegment;
  */
 final class PacketDispatcher implements PlacingPacketHandler {
     private final SoftQueuePair[] byQpn;
+    private final BooleanSupplier enough;
     private final CounterSet counters;
     private final HeaderFlyweight rxHeader = new HeaderFlyweight();
     private final DataFrame rxData = new DataFrame();
@@ -32,9 +34,24 @@ final class PacketDispatcher implements PlacingPacketHandler {
     private final BundleSplitter.FrameHandler frameHandler = (frame, length, from) -> dispatch(frame, length, from, false);
 
     PacketDispatcher(SoftQueuePair[] byQpn, CounterSet deviceCounters, int maxPacketSize) {
+        this(byQpn, deviceCounters, maxPacketSize, () -> false);
+    }
+
+    /**
+     * A dispatcher whose receive calls end once {@code enough} says so ({@link #receiveMore}): the
+     * device's cycle is a waiter's, and what it waits for has come ({@link DutyCycle#waiterSatisfied}).
+     */
+    PacketDispatcher(SoftQueuePair[] byQpn, CounterSet deviceCounters, int maxPacketSize, BooleanSupplier enough) {
         this.byQpn = byQpn;
         this.counters = deviceCounters;
         this.splitter = new BundleSplitter(maxPacketSize, deviceCounters);
+        this.enough = enough;
+    }
+
+    /** Whether the receive under way goes on: not once a waiter that runs the cycle has what it waits for. */
+    @Override
+    public boolean receiveMore() {
+        return !enough.getAsBoolean();
     }
 
     /** The duty cycle's time, given to the queue pairs with each packet. */

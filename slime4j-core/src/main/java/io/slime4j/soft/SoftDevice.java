@@ -83,7 +83,7 @@ public final class SoftDevice implements VerbsDevice {
         long tick = config.timerTick().toNanos();
         this.timers = new TimerWheel(tick, 4096, System.nanoTime());
         this.output = new PacketOutput(port, counters, config.coalesceLimit());
-        this.dispatcher = new PacketDispatcher(byQpn, counters, port.maxPacketSize());
+        this.dispatcher = new PacketDispatcher(byQpn, counters, port.maxPacketSize(), this::waiterSatisfied);
         this.agent = group != null ? group.agent() : new ProgressAgent(name, config.busySpin(), config.maxIdlePark());
         port.onReceivable(agent::wakeup);
         this.duty = new DutyCycle(this::doWork, this::doPostedWork, agent.busySpin(), e -> { // as the agent does with its own
@@ -641,6 +641,11 @@ public final class SoftDevice implements VerbsDevice {
         if (!quiet && waiterBlock != null && waiterBlock.blockedLong()) {
             waiterBlock.wake();
         }
+    }
+
+    /** Whether the cycle under way is a waiter's that has what it waits for ({@link DutyCycle#waiterSatisfied}). */
+    private boolean waiterSatisfied() {
+        return duty.waiterSatisfied();
     }
 
     /** Completion-queue wake-ups owed by the running cycle (its holder only). */

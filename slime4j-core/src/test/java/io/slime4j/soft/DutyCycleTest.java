@@ -259,6 +259,27 @@ class DutyCycleTest {
     }
 
     @Test
+    void aWaitersCycleKnowsWhenItsWaitIsOverAndNoOtherCycleDoes() throws Exception {
+        AtomicInteger cycles = new AtomicInteger();
+        java.util.List<Boolean> satisfied = new java.util.ArrayList<>();
+        DutyCycle[] d = new DutyCycle[1];
+        d[0] = new DutyCycle(now -> {
+            cycles.incrementAndGet(); // what the waiter waits for comes in this cycle, before the look
+            satisfied.add(d[0].waiterSatisfied());
+            return 1;
+        }, true, RETHROW);
+        DutyCycle duty = d[0];
+
+        assertThat(duty.tryRun()).isEqualTo(1); // the agent's
+        assertThat(duty.runForPoster()).isEqualTo(1); // a poster's
+        assertThat(duty.driveUntil(() -> cycles.get() >= 4, System.nanoTime() + TimeUnit.SECONDS.toNanos(5))).isTrue();
+        assertThat(duty.waiterSatisfied()).as("outside a cycle").isFalse();
+
+        // the agent's, the poster's, then the waiter's: not yet (3 < 4), then its wait is over
+        assertThat(satisfied).containsExactly(false, false, false, true);
+    }
+
+    @Test
     void aSeizedCycleRunsNoMore() throws Exception {
         AtomicInteger cycles = new AtomicInteger();
         DutyCycle duty = new DutyCycle(now -> cycles.incrementAndGet(), true, RETHROW);

@@ -177,7 +177,7 @@ final class InprocPort implements WirePort {
         }
         nowRead = false;
         int n = drain(priorityQueue, priorityHeld, handler, limit);
-        if (n < limit) {
+        if (n < limit && (n == 0 || handler.receiveMore())) {
             n += drain(dataQueue, dataHeld, handler, limit - n);
         }
         return n;
@@ -192,6 +192,9 @@ final class InprocPort implements WirePort {
                 held.poll();
                 deliver(p, handler);
                 n++;
+                if (!handler.receiveMore()) {
+                    return n;
+                }
             }
         }
         int polls = limit > Integer.MAX_VALUE - HOLD_BUDGET ? Integer.MAX_VALUE : limit + HOLD_BUDGET;
@@ -202,6 +205,9 @@ final class InprocPort implements WirePort {
             } else {
                 deliver(p, handler);
                 n++;
+                if (!handler.receiveMore()) {
+                    break;
+                }
             }
         }
         return n;

@@ -82,6 +82,8 @@ public final class UdpPort implements WirePort {
     private final SourceCache prioritySources = new SourceCache();
     private boolean receiveErrorLogged;
     private int lastPolled;
+    /** The last {@link #drain} ended because the handler had enough. Receiving thread only. */
+    private boolean handlerHadEnough;
     private final SplitReceiver splitReceiver;
     /** Slices of the receive buffer at multiples of {@link #sliceSize}: the datagrams of a coalesced receive. */
     private MemorySegment[] slices = new MemorySegment[0];
@@ -400,6 +402,9 @@ public final class UdpPort implements WirePort {
      * the resolved {@link UdpAddress} it belongs to, or a single-socket address of the bare
      * source when no resolved address owns it. A coalesced (GRO) receive counts as the datagrams
      * it brings, all handed over, so the last receive of a call may take it past {@code limit}.
+     * Once the handler has {@linkplain PacketHandler#receiveMore enough}, the call ends: after a
+     * priority datagram at once, after a data datagram with the second look (one more datagram at
+     * most).
      */
     @Override
     public int receive(PacketHandler handler, int limit) {
@@ -412,6 +417,9 @@ public final class UdpPort implements WirePort {
         int quota = limit - (limit >>> 3);
         int n = drain(priorityChannel, prioritySources, handler, quota, true);
         int priorityPolled = lastPolled;
+        if (handlerHadEnough) {
+            return n; // a priority datagram is never sent after data of its stream still in flight: nothing overtakes it
+        }
         int budget = limit - priorityPolled;
         n += drain(dataChannel, dataSources, handler, budget, false);
         int dataPolled = lastPolled;
@@ -423,15 +431,21 @@ public final class UdpPort implements WirePort {
 
     /**
      * Receives up to {@code budget} datagrams from {@code channel}, handing each that fits to the
-     * handler. Returns the number handed; {@link #lastPolled} is the number received.
+     * handler, until the handler has {@linkplain PacketHandler#receiveMore enough} ({@link
+     * #handlerHadEnough}). Returns the number handed; {@link #lastPolled} is the number received.
      */
     private int drain(UdpSocket channel, SourceCache sources, PacketHandler handler, int budget,
                       boolean priority) {
         int handed = 0;
         lastPolled = 0;
+        handlerHadEnough = false;
         PlacingPacketHandler placing = !priority && channel.splits() && handler instanceof PlacingPacketHandler p
                 ? p : null;
         for (int i = 0; i < budget; i++) {
+            if (handed > 0 && !handler.receiveMore()) {
+                handlerHadEnough = true;
+                return handed;
+            }
             if (placing != null) {
                 int r = splitReceiver.next(channel, sources, placing, handler);
                 if (r == SplitReceiver.NONE) {

@@ -60,6 +60,46 @@ class UdpPortTest {
     }
 
     @Test
+    void aHandlerThatHasEnoughEndsTheReceiveAndWhatIsLeftComesInTheNextOneInOrder() {
+        UdpPort a = wire.bind("udp:127.0.0.1:0");
+        UdpPort b = wire.bind("udp:127.0.0.1:0");
+        byte[] first = bytes(40, 1);
+        byte[] second = bytes(50, 2);
+        byte[] third = bytes(60, 3);
+        assertThat(a.send(b.localAddress(), MemorySegment.ofArray(first), first.length, true)).isTrue();
+        assertThat(a.send(b.localAddress(), MemorySegment.ofArray(second), second.length, false)).isTrue();
+        assertThat(a.send(b.localAddress(), MemorySegment.ofArray(third), third.length, false)).isTrue();
+        List<byte[]> got = new java.util.ArrayList<>();
+        io.slime4j.wire.PacketHandler enoughAfterOne = new io.slime4j.wire.PacketHandler() {
+            @Override
+            public void onPacket(MemorySegment packet, int length, io.slime4j.wire.WireAddress from) {
+                got.add(packet.asSlice(0, length).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
+            }
+
+            @Override
+            public boolean receiveMore() {
+                return false;
+            }
+        };
+
+        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+        int calls = 0;
+        while (got.size() < 3 && System.nanoTime() < deadline) {
+            int before = got.size();
+            int n = b.receive(enoughAfterOne, 64);
+            assertThat(n).as("one datagram a call once the handler has enough").isEqualTo(got.size() - before)
+                    .isLessThanOrEqualTo(1);
+            calls += n;
+        }
+
+        // the priority datagram first, alone (no look at the data channel after it), then the data channel's one
+        // at a time, each followed only by the priority channel's second look, which finds it empty
+        assertThat(got).containsExactly(first, second, third);
+        assertThat(calls).isEqualTo(3);
+        assertThat(b.stats().datagramsReceived()).isEqualTo(3);
+    }
+
+    @Test
     void aNativeSegmentIsSentAsIsAndOnlyThePrefixGivenByLengthLeaves() {
         UdpPort a = wire.bind("");
         UdpPort b = wire.bind("");
