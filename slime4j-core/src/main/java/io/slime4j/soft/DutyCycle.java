@@ -111,7 +111,7 @@ final class DutyCycle {
      * when its cycles move from one thread to another.
      */
     int tryRun() {
-        return tryRun((BooleanSupplier) null);
+        return tryRun(null);
     }
 
     /**

@@ -33,13 +33,10 @@ final class PacketDispatcher implements PlacingPacketHandler {
     private final BundleSplitter splitter;
     private final BundleSplitter.FrameHandler frameHandler = (frame, length, from) -> dispatch(frame, length, from, false);
 
-    PacketDispatcher(SoftQueuePair[] byQpn, CounterSet deviceCounters, int maxPacketSize) {
-        this(byQpn, deviceCounters, maxPacketSize, () -> false);
-    }
-
     /**
      * A dispatcher whose receive calls end once {@code enough} says so ({@link #receiveMore}): the
-     * device's cycle is a waiter's, and what it waits for has come ({@link DutyCycle#waiterSatisfied}).
+     * device's cycle is a waiter's, and what it waits for has come ({@link SoftDevice}'s
+     * {@code receiveMayEnd}).
      */
     PacketDispatcher(SoftQueuePair[] byQpn, CounterSet deviceCounters, int maxPacketSize, BooleanSupplier enough) {
         this.byQpn = byQpn;
@@ -48,7 +45,7 @@ final class PacketDispatcher implements PlacingPacketHandler {
         this.enough = enough;
     }
 
-    /** Whether the receive under way goes on: not once a waiter that runs the cycle has what it waits for. */
+    /** Whether the receive under way goes on: not once a waiter that runs the cycle has what it waits for (a receive completion). */
     @Override
     public boolean receiveMore() {
         return !enough.getAsBoolean();

@@ -403,8 +403,9 @@ public final class UdpPort implements WirePort {
      * source when no resolved address owns it. A coalesced (GRO) receive counts as the datagrams
      * it brings, all handed over, so the last receive of a call may take it past {@code limit}.
      * Once the handler has {@linkplain PacketHandler#receiveMore enough}, the call ends: after a
-     * priority datagram at once, after a data datagram with the second look (one more datagram at
-     * most).
+     * priority datagram at once, after a data datagram with the second look, which drains the
+     * priority channel as it always does (whatever arrived there may have been sent before the data
+     * datagram). A coalesced (GRO) receive is handed over whole either way.
      */
     @Override
     public int receive(PacketHandler handler, int limit) {
@@ -412,37 +413,37 @@ public final class UdpPort implements WirePort {
             return 0;
         }
         if (priorityChannel == null) {
-            return drain(dataChannel, dataSources, handler, limit, false);
+            return drain(dataChannel, dataSources, handler, limit, false, true);
         }
         int quota = limit - (limit >>> 3);
-        int n = drain(priorityChannel, prioritySources, handler, quota, true);
+        int n = drain(priorityChannel, prioritySources, handler, quota, true, true);
         int priorityPolled = lastPolled;
         if (handlerHadEnough) {
             return n; // a priority datagram is never sent after data of its stream still in flight: nothing overtakes it
         }
         int budget = limit - priorityPolled;
-        n += drain(dataChannel, dataSources, handler, budget, false);
+        n += drain(dataChannel, dataSources, handler, budget, false, true);
         int dataPolled = lastPolled;
         if ((priorityPolled == quota || dataPolled > 0) && dataPolled < budget) {
-            n += drain(priorityChannel, prioritySources, handler, budget - dataPolled, true);
+            n += drain(priorityChannel, prioritySources, handler, budget - dataPolled, true, false);
         }
         return n;
     }
 
     /**
      * Receives up to {@code budget} datagrams from {@code channel}, handing each that fits to the
-     * handler, until the handler has {@linkplain PacketHandler#receiveMore enough} ({@link
-     * #handlerHadEnough}). Returns the number handed; {@link #lastPolled} is the number received.
+     * handler, until the handler has {@linkplain PacketHandler#receiveMore enough} if {@code mayEnd}
+     * ({@link #handlerHadEnough}). Returns the number handed; {@link #lastPolled} is the number received.
      */
     private int drain(UdpSocket channel, SourceCache sources, PacketHandler handler, int budget,
-                      boolean priority) {
+                      boolean priority, boolean mayEnd) {
         int handed = 0;
         lastPolled = 0;
         handlerHadEnough = false;
         PlacingPacketHandler placing = !priority && channel.splits() && handler instanceof PlacingPacketHandler p
                 ? p : null;
         for (int i = 0; i < budget; i++) {
-            if (handed > 0 && !handler.receiveMore()) {
+            if (mayEnd && handed > 0 && !handler.receiveMore()) {
                 handlerHadEnough = true;
                 return handed;
             }
