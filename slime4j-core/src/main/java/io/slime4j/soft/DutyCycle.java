@@ -216,10 +216,10 @@ final class DutyCycle {
 
     /**
      * Whether the cycle under way is a waiting thread's ({@link #driveUntil}) and what that thread
-     * waits for has come: the cycle's receive may end now ({@link PacketDispatcher#receiveMore}),
-     * leaving what else is queued to the next cycle, so the waiter returns without first polling
-     * the sockets again (on the UDP wire, a system call per empty socket, about 1 µs of a round
-     * trip's each way: docs/PERFORMANCE.md). The holder's, from inside its cycle.
+     * waits for has come: one of the conditions under which a busy-polling device's receive ends
+     * early ({@code SoftDevice.receiveMayEnd}), leaving what else is queued to the next cycle, so the
+     * waiter returns without first polling the sockets again (on the UDP wire, a system call per
+     * empty socket). The holder's, from inside its cycle.
      */
     boolean waiterSatisfied() {
         BooleanSupplier w = runFor;

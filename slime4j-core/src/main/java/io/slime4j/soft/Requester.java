@@ -46,7 +46,7 @@ final class Requester {
 
     /**
      * Sends what may be sent now: retransmissions, owed responses and (if {@code sendRequests})
-     * new requests, after loss detection's turn if {@code detectLoss} (the cycle received first;
+     * new requests, after loss detection's turn if {@code detectLoss} (the cycle received first, to the end;
      * see {@link SoftQueuePair#doWork(long, boolean)}). Returns the packets sent. Not called while
      * the stream is halted or an RNR NAK is waited out.
      */

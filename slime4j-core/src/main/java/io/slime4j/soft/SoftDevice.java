@@ -49,20 +49,27 @@ public final class SoftDevice implements VerbsDevice {
     private final DutyCycle duty;
     /** {@link #requestedAckOwed}: written by the cycle's holder at the end of each cycle. */
     private volatile boolean requestedAckOwed;
-    /** Waiters of completion queues, woken once at the end of the cycle that completed their work. */
     /**
      * Longest a busy-polling device's waiters go without a receive that reads the sockets to the end
-     * (which then fires the timers, {@link #receiveMayEnd}): a stream whose socket never empties
-     * still has its timers run and its ACKs read this often. As long as an idle agent goes without a
-     * full cycle ({@link ReadinessGate#TIMER_NANOS}).
+     * (which then fires the timers, {@link #receiveMayEnd}) while they keep running cycles: a stream
+     * whose socket never empties still has its timers run and its ACKs read this often. As long as an
+     * idle agent goes without a full cycle ({@link ReadinessGate#TIMER_NANOS}). When the waiters stop
+     * after a receive that ended early, the agent's rest is short ({@link #requestedAckOwed}).
      */
     static final long DRAIN_EVERY_NANOS = ReadinessGate.TIMER_NANOS;
     /** The clock of the cycle under way, for {@link #receiveMayEnd}: the holder's. */
     private long cycleNanos;
-    /** When a cycle's receive last read the sockets to the end (or to its batch's limit): the holder's. */
-    private long lastDrainedNanos;
+    /**
+     * When a cycle's receive last read the sockets to the end (or to its batch's limit): the holder's.
+     * Set in the past at construction, so that the first receive reads them to the end whatever the
+     * clock's origin.
+     */
+    private long lastDrainedNanos = System.nanoTime() - DRAIN_EVERY_NANOS - 1;
     /** The receive of the cycle under way ended early for a waiter ({@link #receiveMayEnd}): the holder's. */
     private boolean receiveEndedEarly;
+    /** The last cycle that received ended early: datagrams may wait unread ({@link #requestedAckOwed}); the holder's. */
+    private boolean receiveLeftBehind;
+    /** Waiters of completion queues, woken once at the end of the cycle that completed their work. */
     private final CompletionWakeups wakeups = new CompletionWakeups();
     private final MemorySegment scratch8 = Arena.ofAuto().allocate(8, 8);
     private final TimerWheel.Handler timeoutHandler =
@@ -484,8 +491,10 @@ public final class SoftDevice implements VerbsDevice {
 
     /**
      * Whether, at the end of the last cycle, a queue pair owed an ACK the peer asked for at once
-     * and that waits for the next cycle (busy-polling, {@link AckScheduler}): the agent then does
-     * not stand aside for long ({@link ProgressAgent}). Any thread.
+     * and that waits for the next cycle (busy-polling, {@link AckScheduler}), or the last receive
+     * ended early for a waiter and may have left datagrams unread ({@link #receiveMayEnd}): the
+     * agent then does not stand aside for long, and runs the next cycle itself if nobody else does
+     * ({@link ProgressAgent}). Any thread.
      */
     boolean requestedAckOwed() {
         return requestedAckOwed;
@@ -619,6 +628,7 @@ public final class SoftDevice implements VerbsDevice {
                 receiveEndedEarly = false;
                 work += port.receive(dispatcher, RECEIVE_BATCH);
                 drained = !receiveEndedEarly;
+                receiveLeftBehind = receiveEndedEarly;
                 if (drained) {
                     lastDrainedNanos = nowNanos;
                 }
@@ -636,7 +646,7 @@ public final class SoftDevice implements VerbsDevice {
                 ackOwed |= qp.owesRequestedAck();
                 quiet &= qp.quiet();
             }
-            requestedAckOwed = ackOwed;
+            requestedAckOwed = ackOwed || receiveLeftBehind;
             noteQuiet(quiet && timers.isEmpty() && commands.isEmpty());
             // the threads waiting for the cycle's completions, once each, before the held datagrams
             // leave: a round trip's waiter does not wait for the ACK's system call (quiet A/B in
@@ -668,10 +678,11 @@ public final class SoftDevice implements VerbsDevice {
      * Whether the receive of the cycle under way may end now, the rest left queued for the next
      * cycle ({@link PacketDispatcher#receiveMore}): on a busy-polling device, in a waiter's cycle
      * that has what the waiter waits for ({@link DutyCycle#waiterSatisfied}), while a receive read
-     * the sockets to the end less than {@link #DRAIN_EVERY_NANOS} ago. The waiter returns without
+     * the sockets to the end at most {@link #DRAIN_EVERY_NANOS} ago. The waiter returns without
      * first polling the empty sockets (about 1 µs of a round trip each way, docs/PERFORMANCE.md,
-     * fifteenth round). A default device's waiter drains them as before: there the early end was
-     * measured no faster (tenth and fifteenth rounds). The holder's, inside its cycle's receive.
+     * fifteenth round). A default device's waiter drains them as before: there an early end was
+     * measured slower (eleventh round: round trip p50 40.6 to 44.8 µs). The holder's, inside its
+     * cycle's receive.
      */
     private boolean receiveMayEnd() {
         if (!duty.waitersDrive() || cycleNanos - lastDrainedNanos > DRAIN_EVERY_NANOS || !duty.waiterSatisfied()) {

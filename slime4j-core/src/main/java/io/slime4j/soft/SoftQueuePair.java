@@ -290,10 +290,10 @@ final class SoftQueuePair implements QueuePair {
     // ---------------------------------------------------------------- agent side
 
     /**
-     * One duty cycle for this queue pair; {@code detectLoss}: the cycle took the sockets in first,
-     * so time-based loss detection (the tail-loss probe, the response timeout) may act. A cycle that
-     * only sends leaves it to the next whole one: ACKs may be waiting unread in the socket, and a
-     * probe then resends what was delivered.
+     * One duty cycle for this queue pair; {@code detectLoss}: the cycle took the sockets in first, to
+     * the end, so time-based loss detection (the tail-loss probe, the response timeout) may act. A
+     * cycle that only sends, or whose receive ended early for a waiter, leaves it to the next whole
+     * one: ACKs may be waiting unread in the socket, and a probe then resends what was delivered.
      */
     int doWork(long now, boolean detectLoss) {
         QpState s = state;

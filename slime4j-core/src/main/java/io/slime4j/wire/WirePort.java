@@ -97,7 +97,7 @@ public interface WirePort extends AutoCloseable {
      * The segment passed to the handler is valid only during the call. The call ends early once the
      * handler says it has {@linkplain PacketHandler#receiveMore enough}; a port that must look at
      * its priority channel again after a datagram of its data channel, so that a priority datagram
-     * sent before it is not taken after it, still does that one look.
+     * sent before it is not taken after it, still drains that channel once more.
      *
      * @return the number of datagrams handed over
      */

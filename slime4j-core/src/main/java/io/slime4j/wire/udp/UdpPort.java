@@ -405,7 +405,8 @@ public final class UdpPort implements WirePort {
      * Once the handler has {@linkplain PacketHandler#receiveMore enough}, the call ends: after a
      * priority datagram at once, after a data datagram with the second look, which drains the
      * priority channel as it always does (whatever arrived there may have been sent before the data
-     * datagram). A coalesced (GRO) receive is handed over whole either way.
+     * datagram). A coalesced (GRO) receive is handed over whole either way. A single-socket port's
+     * call ends after the datagram.
      */
     @Override
     public int receive(PacketHandler handler, int limit) {
@@ -419,7 +420,7 @@ public final class UdpPort implements WirePort {
         int n = drain(priorityChannel, prioritySources, handler, quota, true, true);
         int priorityPolled = lastPolled;
         if (handlerHadEnough) {
-            return n; // a priority datagram is never sent after data of its stream still in flight: nothing overtakes it
+            return n; // a data packet takes the priority channel only as its stream's una: nothing in the data socket precedes it
         }
         int budget = limit - priorityPolled;
         n += drain(dataChannel, dataSources, handler, budget, false, true);

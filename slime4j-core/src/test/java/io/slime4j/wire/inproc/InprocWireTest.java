@@ -48,6 +48,33 @@ class InprocWireTest {
     }
 
     @Test
+    void aHandlerThatHasEnoughEndsTheReceiveAndTheRestComesInTheNextOneInOrder() {
+        WirePort a = wire.bind("a");
+        WirePort b = wire.bind("b");
+        a.send(b.localAddress(), MemorySegment.ofArray(bytes(5, 1)), 5, true);
+        a.send(b.localAddress(), MemorySegment.ofArray(bytes(6, 2)), 6, false);
+        a.send(b.localAddress(), MemorySegment.ofArray(bytes(7, 3)), 7, false);
+        List<Integer> lengths = new ArrayList<>();
+        io.slime4j.wire.PacketHandler enoughAfterOne = new io.slime4j.wire.PacketHandler() {
+            @Override
+            public void onPacket(MemorySegment packet, int length, WireAddress from) {
+                lengths.add(length);
+            }
+
+            @Override
+            public boolean receiveMore() {
+                return false;
+            }
+        };
+
+        for (int call = 1; call <= 3; call++) {
+            assertThat(b.receive(enoughAfterOne, 10)).as("call %d: one packet", call).isEqualTo(1);
+        }
+        assertThat(lengths).containsExactly(5, 6, 7);
+        assertThat(b.receive(enoughAfterOne, 10)).isZero();
+    }
+
+    @Test
     void sendsOnlyThePrefixOfTheSegmentGivenByLength() {
         WirePort a = wire.bind("a");
         WirePort b = wire.bind("b");
