@@ -57,8 +57,12 @@ public final class SoftDevice implements VerbsDevice {
      * after a receive that ended early, the agent's rest is short ({@link #requestedAckOwed}).
      */
     static final long DRAIN_EVERY_NANOS = ReadinessGate.TIMER_NANOS;
-    /** The clock of the cycle under way, for {@link #receiveMayEnd}: the holder's. */
-    private long cycleNanos;
+    /**
+     * The receive of the cycle under way may end early at all ({@link #receiveMayEnd}): a busy-polling
+     * device, within {@link #DRAIN_EVERY_NANOS} of the last receive that read the sockets to the end.
+     * Set once as the receive begins; the holder's.
+     */
+    private boolean receiveMayEndThisCycle;
     /**
      * When a cycle's receive last read the sockets to the end (or to its batch's limit): the holder's.
      * Set in the past at construction, so that the first receive reads them to the end whatever the
@@ -624,7 +628,7 @@ public final class SoftDevice implements VerbsDevice {
             int work = commands.runQueued();
             boolean drained = false;
             if (receive) {
-                cycleNanos = nowNanos;
+                receiveMayEndThisCycle = duty.waitersDrive() && nowNanos - lastDrainedNanos <= DRAIN_EVERY_NANOS;
                 receiveEndedEarly = false;
                 work += port.receive(dispatcher, RECEIVE_BATCH);
                 drained = !receiveEndedEarly;
@@ -685,7 +689,7 @@ public final class SoftDevice implements VerbsDevice {
      * cycle's receive.
      */
     private boolean receiveMayEnd() {
-        if (!duty.waitersDrive() || cycleNanos - lastDrainedNanos > DRAIN_EVERY_NANOS || !duty.waiterSatisfied()) {
+        if (!receiveMayEndThisCycle || !duty.waiterSatisfied()) {
             return false;
         }
         receiveEndedEarly = true;

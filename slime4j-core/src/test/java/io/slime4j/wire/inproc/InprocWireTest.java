@@ -1,5 +1,6 @@
 package io.slime4j.wire.inproc;
 
+import io.slime4j.wire.PacketHandler;
 import io.slime4j.wire.WireAddress;
 import io.slime4j.wire.WirePort;
 import org.junit.jupiter.api.AfterEach;
@@ -55,7 +56,7 @@ class InprocWireTest {
         a.send(b.localAddress(), MemorySegment.ofArray(bytes(6, 2)), 6, false);
         a.send(b.localAddress(), MemorySegment.ofArray(bytes(7, 3)), 7, false);
         List<Integer> lengths = new ArrayList<>();
-        io.slime4j.wire.PacketHandler enoughAfterOne = new io.slime4j.wire.PacketHandler() {
+        PacketHandler enoughAfterOne = new PacketHandler() {
             @Override
             public void onPacket(MemorySegment packet, int length, WireAddress from) {
                 lengths.add(length);

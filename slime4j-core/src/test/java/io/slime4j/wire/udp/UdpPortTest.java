@@ -6,15 +6,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.slime4j.internal.Allocations;
+import io.slime4j.wire.PacketHandler;
+import io.slime4j.wire.WireAddress;
 import io.slime4j.wire.WirePort;
 import io.slime4j.wire.inproc.InprocAddress;
 import io.slime4j.wire.udp.Datagrams.Received;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.DatagramChannel;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicReference;
@@ -70,11 +74,11 @@ class UdpPortTest {
         assertThat(a.send(b.localAddress(), MemorySegment.ofArray(second), second.length, false)).isTrue();
         assertThat(a.send(b.localAddress(), MemorySegment.ofArray(third), third.length, false)).isTrue();
         Datagrams.settle();
-        List<byte[]> got = new java.util.ArrayList<>();
-        io.slime4j.wire.PacketHandler enoughAfterOne = new io.slime4j.wire.PacketHandler() {
+        List<byte[]> got = new ArrayList<>();
+        PacketHandler enoughAfterOne = new PacketHandler() {
             @Override
-            public void onPacket(MemorySegment packet, int length, io.slime4j.wire.WireAddress from) {
-                got.add(packet.asSlice(0, length).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
+            public void onPacket(MemorySegment packet, int length, WireAddress from) {
+                got.add(packet.asSlice(0, length).toArray(ValueLayout.JAVA_BYTE));
             }
 
             @Override
@@ -167,11 +171,11 @@ class UdpPortTest {
         UdpPort b = wire.bind("");
         a.send(b.localAddress(), numbered(1), 4, false);
         Datagrams.settle();
-        List<Integer> got = new java.util.ArrayList<>();
+        List<Integer> got = new ArrayList<>();
         // the priority datagram arrives after the first look at the priority channel (on loopback a send
         // is in the receiver's socket when it returns), while the data channel's datagram is handled
-        io.slime4j.wire.PacketHandler h = (packet, length, from) -> {
-            int n = packet.get(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED, 0);
+        PacketHandler h = (packet, length, from) -> {
+            int n = packet.get(ValueLayout.JAVA_INT_UNALIGNED, 0);
             got.add(n);
             if (n == 1) {
                 a.send(b.localAddress(), numbered(0), 4, true);
@@ -190,14 +194,14 @@ class UdpPortTest {
         a.send(b.localAddress(), numbered(1), 4, false);
         a.send(b.localAddress(), numbered(2), 4, false);
         Datagrams.settle();
-        List<Integer> got = new java.util.ArrayList<>();
+        List<Integer> got = new ArrayList<>();
         // two priority datagrams arrive while the data channel's first datagram is handled, after which the
         // handler has enough: both may have been sent before it, so both are taken in this call, the second
         // data datagram in the next
-        io.slime4j.wire.PacketHandler h = new io.slime4j.wire.PacketHandler() {
+        PacketHandler h = new PacketHandler() {
             @Override
-            public void onPacket(MemorySegment packet, int length, io.slime4j.wire.WireAddress from) {
-                int n = packet.get(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED, 0);
+            public void onPacket(MemorySegment packet, int length, WireAddress from) {
+                int n = packet.get(ValueLayout.JAVA_INT_UNALIGNED, 0);
                 got.add(n);
                 if (n == 1) {
                     a.send(b.localAddress(), numbered(10), 4, true);
@@ -404,7 +408,7 @@ class UdpPortTest {
         UdpPort b = wire.bind("");
         b.resolve(a.localAddress().text());
         long[] handled = new long[1];
-        io.slime4j.wire.PacketHandler handler = (packet, length, from) -> handled[0] += length;
+        PacketHandler handler = (packet, length, from) -> handled[0] += length;
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment packet = arena.allocate(4160);
             for (int i = 0; i < 20_000; i++) { // warm up
