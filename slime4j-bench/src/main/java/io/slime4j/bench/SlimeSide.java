@@ -148,6 +148,8 @@ final class SlimeSide extends Side {
         delta(b, "fast_retransmits", soft.get(SoftCounter.FAST_RETRANSMITS));
         delta(b, "tail_loss_probes", soft.get(SoftCounter.TAIL_LOSS_PROBES));
         delta(b, "posts_held", soft.get(SoftCounter.POSTS_HELD));
+        delta(b, "waiter_spin_hits", soft.get(SoftCounter.WAITER_SPIN_HITS));
+        delta(b, "waiter_blocks", soft.get(SoftCounter.WAITER_BLOCKS));
         delta(b, "timeouts", hw.get(Counter.TIMEOUTS));
         delta(b, "out_of_order", soft.get(SoftCounter.OUT_OF_ORDER));
         delta(b, "duplicates", hw.get(Counter.DUPLICATES));

@@ -31,10 +31,15 @@ import java.time.Duration;
  *                          offers descriptors), so the datagram that completes the wait wakes it
  *                          directly; false leaves every datagram to the agent, which wakes the
  *                          waiter (one more wake-up per completion)
+ * @param waiterSpin        with {@code blockingWaiters}: how long such a waiter polls the sockets
+ *                          (one {@code epoll_pwait2} with a zero timeout at a time) before its first
+ *                          block of a wait, as UCX's callers progress before they arm the worker and
+ *                          Linux's {@code SO_BUSY_POLL} spins before a socket sleeps; a reply that
+ *                          comes within it costs no wake-up (0..10 ms; zero blocks at once)
  */
 public record SoftConfig(String name, int sendWindow, Duration ackDelay, int ackEvery, int tinyMessageSize,
                          int initialCongestionWindow, boolean busySpin, Duration maxIdlePark, Duration timerTick,
-                         int coalesceLimit, boolean blockingWaiters) {
+                         int coalesceLimit, boolean blockingWaiters, Duration waiterSpin) {
 
     public SoftConfig {
         if (name == null) {
@@ -55,10 +60,27 @@ public record SoftConfig(String name, int sendWindow, Duration ackDelay, int ack
         if (coalesceLimit < 0 || coalesceLimit > 65_000) {
             throw new IllegalArgumentException("coalesceLimit must be in 0..65000, was " + coalesceLimit);
         }
+        if (waiterSpin == null || waiterSpin.isNegative() || waiterSpin.compareTo(MAX_WAITER_SPIN) > 0) {
+            throw new IllegalArgumentException("waiterSpin must be in 0..10 ms, was " + waiterSpin);
+        }
         if (initialCongestionWindow < 2 || initialCongestionWindow > sendWindow) {
             throw new IllegalArgumentException("initialCongestionWindow must be in 2..sendWindow, was "
                     + initialCongestionWindow);
         }
+    }
+
+    /** The longest {@code waiterSpin}: beyond it a waiter busy-polls, which is {@code busySpin}'s choice. */
+    static final Duration MAX_WAITER_SPIN = Duration.ofMillis(10);
+
+    /** The default {@code waiterSpin}: as long as an idle shm device's agent and waiters spin before they sleep. */
+    static final Duration DEFAULT_WAITER_SPIN = Duration.ofNanos(20_000);
+
+    /** The settings as before {@code waiterSpin} existed, with its default. */
+    public SoftConfig(String name, int sendWindow, Duration ackDelay, int ackEvery, int tinyMessageSize,
+                      int initialCongestionWindow, boolean busySpin, Duration maxIdlePark, Duration timerTick,
+                      int coalesceLimit, boolean blockingWaiters) {
+        this(name, sendWindow, ackDelay, ackEvery, tinyMessageSize, initialCongestionWindow, busySpin, maxIdlePark,
+                timerTick, coalesceLimit, blockingWaiters, DEFAULT_WAITER_SPIN);
     }
 
     /** The settings as before {@code blockingWaiters} existed, with it on (the default). */
@@ -66,7 +88,7 @@ public record SoftConfig(String name, int sendWindow, Duration ackDelay, int ack
                       int initialCongestionWindow, boolean busySpin, Duration maxIdlePark, Duration timerTick,
                       int coalesceLimit) {
         this(name, sendWindow, ackDelay, ackEvery, tinyMessageSize, initialCongestionWindow, busySpin, maxIdlePark,
-                timerTick, coalesceLimit, true);
+                timerTick, coalesceLimit, true, DEFAULT_WAITER_SPIN);
     }
 
     private static void requirePositive(String name, Duration d) {
@@ -98,6 +120,7 @@ public record SoftConfig(String name, int sendWindow, Duration ackDelay, int ack
         private Duration timerTick = Duration.ofNanos(100_000);
         private int coalesceLimit = 2048;
         private boolean blockingWaiters = true;
+        private Duration waiterSpin = DEFAULT_WAITER_SPIN;
 
         public Builder name(String v) { name = v; return this; }
         public Builder sendWindow(int v) { sendWindow = v; return this; }
@@ -110,10 +133,11 @@ public record SoftConfig(String name, int sendWindow, Duration ackDelay, int ack
         public Builder timerTick(Duration v) { timerTick = v; return this; }
         public Builder coalesceLimit(int v) { coalesceLimit = v; return this; }
         public Builder blockingWaiters(boolean v) { blockingWaiters = v; return this; }
+        public Builder waiterSpin(Duration v) { waiterSpin = v; return this; }
 
         public SoftConfig build() {
             return new SoftConfig(name, sendWindow, ackDelay, ackEvery, tinyMessageSize, initialCongestionWindow,
-                    busySpin, maxIdlePark, timerTick, coalesceLimit, blockingWaiters);
+                    busySpin, maxIdlePark, timerTick, coalesceLimit, blockingWaiters, waiterSpin);
         }
     }
 }

@@ -116,7 +116,7 @@ public final class SoftDevice implements VerbsDevice {
         }, agent::endRest);
         // a device of a group shares its agent with others, whose sockets that agent waits on: no waiter place
         this.waiterBlock = !driven || group != null || agent.busySpin() || !config.blockingWaiters() ? null
-                : WaiterBlock.forPort(port);
+                : WaiterBlock.forPort(port, config.waiterSpin().toNanos(), counters);
         this.commands = new AgentCommands(name, agent, duty, this::nudge);
         this.jmx = JmxCounters.register(counters, "io.slime4j:type=SoftDevice,name=" + JmxCounters.quote(name));
         if (!driven) {

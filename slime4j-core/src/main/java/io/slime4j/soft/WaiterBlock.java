@@ -5,6 +5,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,6 +23,14 @@ import org.slf4j.LoggerFactory;
  * cycle, a command, a post that armed a timer, or closing. Epoll over the port's descriptors and
  * an eventfd ({@link EpollWait}); ports without descriptors (NIO, in-process) have none
  * ({@link #forPort} returns null) and their waiters park as before.
+ *
+ * <p>Before its first block of a wait the holder spins for up to {@code spinNanos}, polling the
+ * same set without blocking ({@link IdleWait#readyNow}), as UCX's callers progress the worker
+ * before they arm it: a reply that comes within the spin is taken in without the wake-up a block
+ * costs (the scheduler's, then epoll's return: most of a default round trip on a 2-vCPU VM,
+ * docs/PERFORMANCE.md, sixteenth round). One spin a wait: a waiter whose block times out and
+ * blocks again (a quiet device, a long wait) does not spin again, so a thread that waits long
+ * costs at most {@code spinNanos} of CPU for it.
  */
 final class WaiterBlock implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(WaiterBlock.class);
@@ -39,6 +48,9 @@ final class WaiterBlock implements AutoCloseable {
     }
 
     private final IdleWait wait;
+    private final long spinNanos;
+    private final LongSupplier clock;
+    private final CounterSet counters;
     @SuppressWarnings("unused") // accessed through OWNER
     private volatile Thread owner;
     /** Threads waiting on the device's completion queues while another holds the place ({@link #waitingOutside}). */
@@ -53,19 +65,40 @@ final class WaiterBlock implements AutoCloseable {
     private volatile boolean nudged;
     /** The place's holder blocked since it entered ({@link #blockedSinceEnter}); its holder only. */
     private boolean blockedSinceEnter;
+    /** The place's holder spun since it entered (one spin a wait); its holder only. */
+    private boolean spunSinceEnter;
 
+    /** A place that blocks at once, with no spin first. */
     WaiterBlock(IdleWait wait) {
-        this.wait = wait;
+        this(wait, 0, System::nanoTime, new CounterSet());
     }
 
-    /** A block over {@code port}'s sockets, or null where the port has no descriptors or epoll fails. */
-    static WaiterBlock forPort(WirePort port) {
+    /**
+     * A place whose holder spins for up to {@code spinNanos} of {@code clock} before its first block
+     * of a wait, counting in {@code counters} the spins that ended a wait
+     * ({@link SoftCounter#WAITER_SPIN_HITS}) and the blocks ({@link SoftCounter#WAITER_BLOCKS}).
+     */
+    WaiterBlock(IdleWait wait, long spinNanos, LongSupplier clock, CounterSet counters) {
+        if (spinNanos < 0) {
+            throw new IllegalArgumentException("spinNanos must be >= 0, was " + spinNanos);
+        }
+        this.wait = wait;
+        this.spinNanos = spinNanos;
+        this.clock = clock;
+        this.counters = counters;
+    }
+
+    /**
+     * A block over {@code port}'s sockets whose holder spins for up to {@code spinNanos} first,
+     * counting in {@code counters}, or null where the port has no descriptors or epoll fails.
+     */
+    static WaiterBlock forPort(WirePort port, long spinNanos, CounterSet counters) {
         int[] fds = port.readableFds();
         if (fds.length == 0) {
             return null;
         }
         try {
-            return new WaiterBlock(new EpollWait(fds));
+            return new WaiterBlock(new EpollWait(fds), spinNanos, System::nanoTime, counters);
         } catch (RuntimeException | LinkageError e) {
             LOG.warn("epoll unavailable ({}); threads waiting for completions park instead", e.toString());
             return null;
@@ -76,12 +109,17 @@ final class WaiterBlock implements AutoCloseable {
     boolean tryEnter() {
         if (!closed && OWNER.compareAndSet(this, null, Thread.currentThread())) {
             blockedSinceEnter = false;
+            spunSinceEnter = false;
             return true;
         }
         return false;
     }
 
-    /** Whether the place's holder blocked on the sockets since it entered (its holder only). */
+    /**
+     * Whether the place's holder blocked on the sockets since it entered, or spun and found them
+     * empty at least once: it came before what it waits for, as a round trip's waiter does
+     * ({@link StreamDetector}). Its holder only.
+     */
     boolean blockedSinceEnter() {
         return blockedSinceEnter;
     }
@@ -117,11 +155,46 @@ final class WaiterBlock implements AutoCloseable {
             } else if (nudged) {
                 nudged = false; // a command or a queue pair's error came since the last cycle: run one now
             } else if (!ready.getAsBoolean() && !Thread.currentThread().isInterrupted()) {
+                long left = timeout;
+                if (!spunSinceEnter && spinNanos > 0) {
+                    spunSinceEnter = true;
+                    long spun = spin(Math.min(spinNanos, timeout));
+                    if (spun < 0) {
+                        counters.increment(SoftCounter.WAITER_SPIN_HITS);
+                        return; // readable, woken or interrupted: the next cycle, not a block
+                    }
+                    left = timeout - spun;
+                }
                 blockedSinceEnter = true;
-                wait.await(timeout); // not interruptible: an interrupt is seen when it ends, within the timeout
+                counters.increment(SoftCounter.WAITER_BLOCKS);
+                wait.await(left); // not interruptible: an interrupt is seen when it ends, within the timeout
             }
         } finally {
             blocked = false;
+        }
+    }
+
+    /**
+     * Polls the epoll set without blocking for up to {@code nanos}: -1 as soon as it is readable (a
+     * datagram, or a wake or nudge written to its eventfd while {@link #blocked}) or the thread is
+     * interrupted, else the nanoseconds spent. A poll that finds nothing counts as a block for
+     * {@link #blockedSinceEnter}: the waiter came first.
+     */
+    private long spin(long nanos) {
+        long start = clock.getAsLong();
+        while (true) {
+            if (wait.readyNow()) {
+                return -1;
+            }
+            blockedSinceEnter = true;
+            long spent = clock.getAsLong() - start;
+            if (Thread.currentThread().isInterrupted()) {
+                return -1;
+            }
+            if (spent >= nanos) {
+                return spent;
+            }
+            Thread.onSpinWait();
         }
     }
 

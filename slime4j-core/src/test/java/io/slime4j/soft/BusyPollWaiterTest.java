@@ -238,7 +238,9 @@ class BusyPollWaiterTest {
      */
     @Test
     void aDefaultDevicesWaiterBlocksOnTheSocketsAndRunsTheCyclesWhileItsAgentRests() throws Exception {
-        withPair(SoftConfig.builder().maxIdlePark(java.time.Duration.ofMillis(10)).build(), (a, b) -> {
+        // no spin first: every wait blocks on the sockets (the spin has a test of its own, below)
+        withPair(SoftConfig.builder().maxIdlePark(java.time.Duration.ofMillis(10)).waiterSpin(java.time.Duration.ZERO)
+                .build(), (a, b) -> {
             for (int i = 1; i <= 200; i++) {
                 a.write(b, i); // warm: the agent goes from blocking on the sockets to resting
             }
@@ -251,6 +253,37 @@ class BusyPollWaiterTest {
             assertThat(wall / WRITES).as("ns a write: the datagrams woke the waiter, not its 10 ms timeout")
                     .isLessThan(TimeUnit.MILLISECONDS.toNanos(3));
         });
+    }
+
+    /**
+     * A default device's waiter spins before it blocks ({@link SoftConfig#waiterSpin}): with a spin
+     * longer than the peer takes to answer, the waits of a run of writes end in the spin (counted as
+     * {@link SoftCounter#WAITER_SPIN_HITS}) and hardly any blocks; with none, every wait blocks. Both
+     * sides on UDP loopback, the peer's agent answering.
+     */
+    @Test
+    void aDefaultWaitersSpinTakesInTheAnswerThatComesWithinItWithoutABlock() throws Exception {
+        for (java.time.Duration spin : java.util.List.of(java.time.Duration.ofMillis(10), java.time.Duration.ZERO)) {
+            // a 10 ms idle park: a block's timeout, which also bounds the spin, is then 10 ms too
+            withPair(SoftConfig.builder().maxIdlePark(java.time.Duration.ofMillis(10)).waiterSpin(spin).build(), (a, b) -> {
+                for (int i = 1; i <= 200; i++) {
+                    a.write(b, i); // warm: the agent goes from blocking on the sockets to resting
+                }
+                SoftCounters counters = SoftCounters.of(a.device);
+                long hits = counters.get(SoftCounter.WAITER_SPIN_HITS);
+                long blocks = counters.get(SoftCounter.WAITER_BLOCKS);
+                WriteRun.of(a, b); // each write waited for by this thread, which drives a's device
+                hits = counters.get(SoftCounter.WAITER_SPIN_HITS) - hits;
+                blocks = counters.get(SoftCounter.WAITER_BLOCKS) - blocks;
+                if (spin.isZero()) {
+                    assertThat(hits).as("spin hits without a spin").isZero();
+                    assertThat(blocks).as("blocks of %d waits", WRITES).isGreaterThanOrEqualTo(WRITES / 2);
+                } else {
+                    assertThat(hits).as("waits that the %s spin ended", spin).isGreaterThanOrEqualTo(WRITES / 2);
+                    assertThat(blocks).as("blocks after a spin that found nothing in 10 ms").isLessThan(WRITES / 20);
+                }
+            });
+        }
     }
 
     /**

@@ -2,6 +2,8 @@ package io.slime4j.soft;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -12,7 +14,8 @@ import org.junit.jupiter.api.Timeout;
  * The place where one waiter of a default device blocks on its sockets: one holder at a time, a
  * block that does not begin when its condition holds, a wake that ends a block under way (and
  * costs nothing when none is), and a close that wakes the holder and leaves later blocks parking.
- * Over an epoll set holding only its eventfd (no sockets: arrivals are the device tests' part).
+ * Over an epoll set holding only its eventfd (no sockets: arrivals are the device tests' part);
+ * the spin before a wait's first block over a scripted wait and clock.
  */
 @Timeout(30)
 class WaiterBlockTest {
@@ -146,6 +149,139 @@ class WaiterBlockTest {
         assertThat(System.nanoTime() - t0).isLessThan(TimeUnit.SECONDS.toNanos(5));
         block.leave();
         assertThat(block.tryEnter()).as("no thread enters a closed block").isFalse();
+    }
+
+    /** Each readiness poll of the spin takes this long on the scripted clock. */
+    private static final long POLL = 1_000;
+
+    /**
+     * A wait whose readiness is scripted: its poll number {@code readyAt} (from 1) finds something,
+     * the others nothing, and each advances the test's clock by {@link #POLL}; blocks are recorded
+     * with their timeouts, and return at once.
+     */
+    private static final class ScriptedWait extends IdleWait {
+        long now;
+        int polls;
+        int readyAt = -1;
+        Runnable onPoll = () -> { };
+        final List<Long> blocks = new ArrayList<>();
+
+        @Override
+        boolean readyNow() {
+            polls++;
+            now += POLL;
+            onPoll.run();
+            return polls == readyAt;
+        }
+
+        @Override
+        void await(long timeoutNanos) {
+            blocks.add(timeoutNanos);
+        }
+
+        @Override
+        void wake() {
+        }
+
+        @Override
+        boolean wakesOnArrival() {
+            return true;
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+
+    @Test
+    void aDatagramThatComesWithinTheSpinEndsTheWaitWithoutABlockAndTheWaiterCameFirst() {
+        ScriptedWait wait = new ScriptedWait();
+        wait.readyAt = 4;
+        CounterSet counters = new CounterSet();
+        try (WaiterBlock block = new WaiterBlock(wait, 10 * POLL, () -> wait.now, counters)) {
+            assertThat(block.tryEnter()).isTrue();
+            block.block(LONG, () -> false, LONG, 50 * POLL, () -> false);
+
+            assertThat(wait.polls).isEqualTo(4);
+            assertThat(wait.blocks).as("no block: the next cycle takes the datagram").isEmpty();
+            assertThat(block.blockedSinceEnter()).as("it polled before the datagram came: a round trip's wait").isTrue();
+            assertThat(counters.get(SoftCounter.WAITER_SPIN_HITS)).isEqualTo(1);
+            assertThat(counters.get(SoftCounter.WAITER_BLOCKS)).isZero();
+        }
+    }
+
+    @Test
+    void aDatagramThereAtTheFirstPollIsAStreamsWaitNotARoundTrips() {
+        ScriptedWait wait = new ScriptedWait();
+        wait.readyAt = 1;
+        try (WaiterBlock block = new WaiterBlock(wait, 10 * POLL, () -> wait.now, new CounterSet())) {
+            assertThat(block.tryEnter()).isTrue();
+            block.block(LONG, () -> false, LONG, 50 * POLL, () -> false);
+
+            assertThat(wait.blocks).isEmpty();
+            assertThat(block.blockedSinceEnter()).as("what it waits for was there: StreamDetector counts it").isFalse();
+        }
+    }
+
+    @Test
+    void aSpinThatFindsNothingBlocksForWhatIsLeftOfTheTimeoutAndOnlyTheFirstBlockOfAWaitSpins() {
+        ScriptedWait wait = new ScriptedWait();
+        CounterSet counters = new CounterSet();
+        try (WaiterBlock block = new WaiterBlock(wait, 5 * POLL, () -> wait.now, counters)) {
+            assertThat(block.tryEnter()).isTrue();
+            block.block(LONG, () -> false, LONG, 50 * POLL, () -> false); // busy: the short bound
+
+            assertThat(wait.polls).as("polled until the spin's time was up").isEqualTo(5);
+            assertThat(wait.blocks).as("the spin's time comes off the block's").containsExactly(45 * POLL);
+
+            block.block(LONG, () -> false, LONG, 50 * POLL, () -> false);
+            assertThat(wait.polls).as("one spin a wait").isEqualTo(5);
+            assertThat(wait.blocks).containsExactly(45 * POLL, 50 * POLL);
+
+            block.leave();
+            assertThat(block.tryEnter()).isTrue(); // the next wait spins again
+            block.block(3 * POLL, () -> false, LONG, 50 * POLL, () -> false); // and never past the wait's deadline
+            assertThat(wait.polls).isEqualTo(8);
+            assertThat(wait.blocks).containsExactly(45 * POLL, 50 * POLL, 0L);
+            assertThat(counters.get(SoftCounter.WAITER_SPIN_HITS)).isZero();
+            assertThat(counters.get(SoftCounter.WAITER_BLOCKS)).isEqualTo(3);
+        }
+    }
+
+    @Test
+    void anInterruptEndsTheSpinAndIsKept() {
+        ScriptedWait wait = new ScriptedWait();
+        wait.onPoll = () -> {
+            if (wait.polls == 2) {
+                Thread.currentThread().interrupt();
+            }
+        };
+        try (WaiterBlock block = new WaiterBlock(wait, 100 * POLL, () -> wait.now, new CounterSet())) {
+            assertThat(block.tryEnter()).isTrue();
+            block.block(LONG, () -> false, LONG, 50 * POLL, () -> false);
+
+            assertThat(wait.polls).isEqualTo(2);
+            assertThat(wait.blocks).isEmpty();
+            assertThat(Thread.interrupted()).as("the interrupt is left for the caller").isTrue();
+        }
+    }
+
+    @Test
+    void withNoSpinTheWaiterBlocksAtOnceAndAWaitThatIsReadyNeitherSpinsNorBlocks() {
+        ScriptedWait wait = new ScriptedWait();
+        try (WaiterBlock block = new WaiterBlock(wait, 0, () -> wait.now, new CounterSet())) {
+            assertThat(block.tryEnter()).isTrue();
+            block.block(LONG, () -> false, LONG, 50 * POLL, () -> false);
+            assertThat(wait.polls).isZero();
+            assertThat(wait.blocks).containsExactly(50 * POLL);
+        }
+        ScriptedWait ready = new ScriptedWait();
+        try (WaiterBlock block = new WaiterBlock(ready, 10 * POLL, () -> ready.now, new CounterSet())) {
+            assertThat(block.tryEnter()).isTrue();
+            block.block(LONG, () -> false, LONG, 50 * POLL, () -> true);
+            assertThat(ready.polls).isZero();
+            assertThat(ready.blocks).isEmpty();
+        }
     }
 
     private static void awaitBlocked(WaiterBlock block) throws InterruptedException {
