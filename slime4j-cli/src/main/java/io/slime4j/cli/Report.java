@@ -68,7 +68,7 @@ final class Report {
                 plan.verify() ? "every byte, where it landed" : "off (--verify checks every byte)");
         out.printf(" Progress        : %s%n", plan.busyPoll()
                 ? "busy-poll (both sides' progress threads spin when idle, a core each)"
-                : "blocking (progress threads and waiting callers spin briefly, then block until work arrives; --busy-poll spins)");
+                : "blocking (progress threads spin briefly, then block until work arrives; --busy-poll spins)");
         if (plan.jitWarmup() != null && !warmupShown) {
             warmupShown = true;
             out.printf(" Warm-up         : %d untimed %s of %s first (the JIT), then each row's own warm-up%n",

@@ -29,8 +29,11 @@ import org.slf4j.LoggerFactory;
  * before they arm it: a reply that comes within the spin is taken in without the wake-up a block
  * costs (the scheduler's, then epoll's return: most of a default round trip on a 2-vCPU VM,
  * docs/PERFORMANCE.md, sixteenth round). One spin a wait: a waiter whose block times out and
- * blocks again (a quiet device, a long wait) does not spin again, so a thread that waits long
- * costs at most {@code spinNanos} of CPU for it.
+ * blocks again (a quiet device, a long wait) does not spin again. And a wait whose spin found
+ * nothing and whose block then timed out with nothing readable disarms the spin: later waits block
+ * at once until a block ends with something readable. So a thread that waits in short slices for
+ * what does not come (a caller waiting for credits, helping in 100 µs slices) spins once, not in
+ * every slice, and waits that keep catching their answer keep spinning.
  */
 final class WaiterBlock implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(WaiterBlock.class);
@@ -67,6 +70,12 @@ final class WaiterBlock implements AutoCloseable {
     private boolean blockedSinceEnter;
     /** The place's holder spun since it entered (one spin a wait); its holder only. */
     private boolean spunSinceEnter;
+    /**
+     * Whether the next wait spins: false after a wait whose spin found nothing and whose block then
+     * timed out with nothing readable, true again once a block ends with something readable. The
+     * holders' only (one after another: {@link #leave}'s release, {@link #tryEnter}'s acquire).
+     */
+    private boolean spinArmed = true;
 
     /** A place that blocks at once, with no spin first. */
     WaiterBlock(IdleWait wait) {
@@ -139,8 +148,12 @@ final class WaiterBlock implements AutoCloseable {
      * The timeout is read after the announcement: {@code quietNanos} (at most {@code remainingNanos})
      * if {@code quiet} holds then (the device's last cycle left nothing timed), else
      * {@code busyNanos}; a cycle that makes the device busy during a long block ends it
-     * ({@link #blockedLong}: a Dekker pair with the device's note of its last cycle). After
-     * {@link #close} it parks instead.
+     * ({@link #blockedLong}: a Dekker pair with the device's note of its last cycle). The first block
+     * since the holder entered spins first while the spin is armed (see the class comment), within
+     * the same timeout: the spin ends without a block when the set becomes readable (a datagram, a
+     * wake, a nudge) or the thread is interrupted, and the caller's next cycle takes what came; a
+     * spin that runs out announces the block again and reads {@code quiet} again, and blocks for
+     * what is left of the timeout. After {@link #close} it parks instead.
      */
     void block(long remainingNanos, BooleanSupplier quiet, long quietNanos, long busyNanos, BooleanSupplier ready) {
         longBlock = true; // until the timeout is known: a wake it did not need costs a turn, a missed one a timer
@@ -155,41 +168,65 @@ final class WaiterBlock implements AutoCloseable {
             } else if (nudged) {
                 nudged = false; // a command or a queue pair's error came since the last cycle: run one now
             } else if (!ready.getAsBoolean() && !Thread.currentThread().isInterrupted()) {
-                long left = timeout;
-                if (!spunSinceEnter && spinNanos > 0) {
+                if (spinArmed && !spunSinceEnter && spinNanos > 0) {
                     spunSinceEnter = true;
-                    long spun = spin(Math.min(spinNanos, timeout));
-                    if (spun < 0) {
-                        counters.increment(SoftCounter.WAITER_SPIN_HITS);
-                        return; // readable, woken or interrupted: the next cycle, not a block
+                    long bound = Math.min(spinNanos, timeout);
+                    longBlock = q && bound > busyNanos; // a spin within the idle park needs no wake when a cycle arms a timer
+                    long spun = spin(bound);
+                    if (spun == INTERRUPTED) {
+                        return;
                     }
-                    left = timeout - spun;
+                    if (spun == READY) {
+                        counters.increment(SoftCounter.WAITER_SPIN_HITS);
+                        return; // the next cycle takes what came, with no block
+                    }
+                    longBlock = true; // the block proper: announced, then quiet read again (the cycles' note, as above)
+                    q = quiet.getAsBoolean();
+                    timeout = Math.max(0, Math.min(remainingNanos, q ? quietNanos : busyNanos) - spun);
+                    longBlock = q && timeout > busyNanos;
+                    if (timeout == 0) {
+                        spinArmed = false; // the spin took the block's whole time and nothing came
+                        return;
+                    }
+                    blockedSinceEnter = true;
+                    counters.increment(SoftCounter.WAITER_BLOCKS);
+                    // nothing came within the spin nor the block: the next wait blocks at once (a thread that waits
+                    // in short slices for what does not come, as ResourceWait's help does, spins once, not each slice)
+                    spinArmed = wait.await(timeout);
+                    return;
                 }
                 blockedSinceEnter = true;
                 counters.increment(SoftCounter.WAITER_BLOCKS);
-                wait.await(left); // not interruptible: an interrupt is seen when it ends, within the timeout
+                if (wait.await(timeout)) { // not interruptible: an interrupt is seen when it ends, within the timeout
+                    spinArmed = true; // something came: the next wait spins again
+                }
             }
         } finally {
             blocked = false;
         }
     }
 
+    /** {@link #spin}'s result: the epoll set is readable, or was woken. */
+    private static final long READY = -1;
+    /** {@link #spin}'s result: the thread was interrupted. */
+    private static final long INTERRUPTED = -2;
+
     /**
-     * Polls the epoll set without blocking for up to {@code nanos}: -1 as soon as it is readable (a
-     * datagram, or a wake or nudge written to its eventfd while {@link #blocked}) or the thread is
-     * interrupted, else the nanoseconds spent. A poll that finds nothing counts as a block for
-     * {@link #blockedSinceEnter}: the waiter came first.
+     * Polls the epoll set without blocking for up to {@code nanos}: {@link #READY} as soon as it is
+     * readable (a datagram, or a wake or nudge written to its eventfd while {@link #blocked}),
+     * {@link #INTERRUPTED} when the thread is interrupted, else the nanoseconds spent. A poll that
+     * finds nothing counts as a block for {@link #blockedSinceEnter}: the waiter came first.
      */
     private long spin(long nanos) {
         long start = clock.getAsLong();
         while (true) {
             if (wait.readyNow()) {
-                return -1;
+                return READY;
             }
             blockedSinceEnter = true;
             long spent = clock.getAsLong() - start;
             if (Thread.currentThread().isInterrupted()) {
-                return -1;
+                return INTERRUPTED;
             }
             if (spent >= nanos) {
                 return spent;

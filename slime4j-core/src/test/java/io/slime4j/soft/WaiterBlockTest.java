@@ -157,12 +157,13 @@ class WaiterBlockTest {
     /**
      * A wait whose readiness is scripted: its poll number {@code readyAt} (from 1) finds something,
      * the others nothing, and each advances the test's clock by {@link #POLL}; blocks are recorded
-     * with their timeouts, and return at once.
+     * with their timeouts, and return at once, readable if {@code blockWakes} (else timed out).
      */
     private static final class ScriptedWait extends IdleWait {
         long now;
         int polls;
         int readyAt = -1;
+        boolean blockWakes;
         Runnable onPoll = () -> { };
         final List<Long> blocks = new ArrayList<>();
 
@@ -175,8 +176,9 @@ class WaiterBlockTest {
         }
 
         @Override
-        void await(long timeoutNanos) {
+        boolean await(long timeoutNanos) {
             blocks.add(timeoutNanos);
+            return blockWakes;
         }
 
         @Override
@@ -226,6 +228,7 @@ class WaiterBlockTest {
     @Test
     void aSpinThatFindsNothingBlocksForWhatIsLeftOfTheTimeoutAndOnlyTheFirstBlockOfAWaitSpins() {
         ScriptedWait wait = new ScriptedWait();
+        wait.blockWakes = true; // each block ends with a datagram: the spin stays armed
         CounterSet counters = new CounterSet();
         try (WaiterBlock block = new WaiterBlock(wait, 5 * POLL, () -> wait.now, counters)) {
             assertThat(block.tryEnter()).isTrue();
@@ -240,11 +243,84 @@ class WaiterBlockTest {
 
             block.leave();
             assertThat(block.tryEnter()).isTrue(); // the next wait spins again
-            block.block(3 * POLL, () -> false, LONG, 50 * POLL, () -> false); // and never past the wait's deadline
-            assertThat(wait.polls).isEqualTo(8);
-            assertThat(wait.blocks).containsExactly(45 * POLL, 50 * POLL, 0L);
+            block.block(LONG, () -> false, LONG, 50 * POLL, () -> false);
+            assertThat(wait.polls).isEqualTo(10);
             assertThat(counters.get(SoftCounter.WAITER_SPIN_HITS)).isZero();
             assertThat(counters.get(SoftCounter.WAITER_BLOCKS)).isEqualTo(3);
+        }
+    }
+
+    @Test
+    void aSpinThatRunsIntoTheDeadlineEndsWithoutABlock() {
+        ScriptedWait wait = new ScriptedWait();
+        CounterSet counters = new CounterSet();
+        try (WaiterBlock block = new WaiterBlock(wait, 10 * POLL, () -> wait.now, counters)) {
+            assertThat(block.tryEnter()).isTrue();
+            block.block(3 * POLL, () -> false, LONG, 50 * POLL, () -> false); // 3 µs left of the wait
+
+            assertThat(wait.polls).as("never past the wait's deadline").isEqualTo(3);
+            assertThat(wait.blocks).as("nothing left to block for").isEmpty();
+            assertThat(counters.get(SoftCounter.WAITER_BLOCKS)).isZero();
+        }
+    }
+
+    /**
+     * A thread that waits in short slices for what does not come (ResourceWait's help, 100 µs at a
+     * time) spins in the first slice only: a spin that found nothing, then a block that timed out,
+     * disarm it; the next block that something ends arms it again.
+     */
+    @Test
+    void aWaitInWhichNothingCameDisarmsTheSpinUntilABlockEndsWithSomethingReadable() {
+        ScriptedWait wait = new ScriptedWait();
+        try (WaiterBlock block = new WaiterBlock(wait, 5 * POLL, () -> wait.now, new CounterSet())) {
+            for (int slice = 0; slice < 3; slice++) {
+                assertThat(block.tryEnter()).isTrue();
+                block.block(100 * POLL, () -> false, LONG, 100 * POLL, () -> false);
+                block.leave();
+            }
+            assertThat(wait.polls).as("the first slice spun, the others did not").isEqualTo(5);
+            assertThat(wait.blocks).containsExactly(95 * POLL, 100 * POLL, 100 * POLL);
+
+            wait.blockWakes = true; // a datagram ends the next block
+            assertThat(block.tryEnter()).isTrue();
+            block.block(100 * POLL, () -> false, LONG, 100 * POLL, () -> false);
+            block.leave();
+            assertThat(wait.polls).isEqualTo(5);
+
+            assertThat(block.tryEnter()).isTrue(); // armed again
+            block.block(100 * POLL, () -> false, LONG, 100 * POLL, () -> false);
+            assertThat(wait.polls).isEqualTo(10);
+        }
+    }
+
+    /**
+     * Over a real epoll set: a wake, a nudge and a close from another thread each end a spin under way
+     * (the spin here would last 20 s: the eventfd they write is what ends it), and no block follows.
+     */
+    @Test
+    void aWakeANudgeOrACloseFromAnotherThreadEndsASpinUnderWay() throws Exception {
+        for (String what : List.of("wake", "nudge", "close")) {
+            WaiterBlock block = new WaiterBlock(new EpollWait(new int[0]), LONG, System::nanoTime, new CounterSet());
+            try {
+                assertThat(block.tryEnter()).isTrue();
+                CompletableFuture<Long> spinning = CompletableFuture.supplyAsync(() -> {
+                    long t0 = System.nanoTime();
+                    block.block(LONG, () -> true, LONG, 1_000, () -> false); // quiet, a spin past the idle park
+                    return System.nanoTime() - t0;
+                });
+                awaitBlocked(block); // announced (a long spin asks for a wake when the device turns busy): in the spin
+                long t0 = System.nanoTime();
+                switch (what) {
+                    case "wake" -> block.wake();
+                    case "nudge" -> block.nudge();
+                    default -> block.close();
+                }
+                assertThat(spinning.get(10, TimeUnit.SECONDS)).as("%s ended the spin", what)
+                        .isLessThan(TimeUnit.SECONDS.toNanos(10));
+                assertThat(System.nanoTime() - t0).as("%s returned", what).isLessThan(TimeUnit.SECONDS.toNanos(5));
+            } finally {
+                block.close();
+            }
         }
     }
 
@@ -256,13 +332,17 @@ class WaiterBlockTest {
                 Thread.currentThread().interrupt();
             }
         };
-        try (WaiterBlock block = new WaiterBlock(wait, 100 * POLL, () -> wait.now, new CounterSet())) {
+        CounterSet counters = new CounterSet();
+        try (WaiterBlock block = new WaiterBlock(wait, 100 * POLL, () -> wait.now, counters)) {
             assertThat(block.tryEnter()).isTrue();
             block.block(LONG, () -> false, LONG, 50 * POLL, () -> false);
 
             assertThat(wait.polls).isEqualTo(2);
             assertThat(wait.blocks).isEmpty();
-            assertThat(Thread.interrupted()).as("the interrupt is left for the caller").isTrue();
+            assertThat(counters.get(SoftCounter.WAITER_SPIN_HITS)).as("not a hit").isZero();
+            assertThat(Thread.currentThread().isInterrupted()).as("the interrupt is left for the caller").isTrue();
+        } finally {
+            Thread.interrupted(); // not left to the next test
         }
     }
 
