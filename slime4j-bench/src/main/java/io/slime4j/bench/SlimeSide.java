@@ -150,6 +150,7 @@ final class SlimeSide extends Side {
         delta(b, "posts_held", soft.get(SoftCounter.POSTS_HELD));
         delta(b, "waiter_spin_hits", soft.get(SoftCounter.WAITER_SPIN_HITS));
         delta(b, "waiter_blocks", soft.get(SoftCounter.WAITER_BLOCKS));
+        delta(b, "waiter_spin_misses", soft.get(SoftCounter.WAITER_SPIN_MISSES));
         delta(b, "timeouts", hw.get(Counter.TIMEOUTS));
         delta(b, "out_of_order", soft.get(SoftCounter.OUT_OF_ORDER));
         delta(b, "duplicates", hw.get(Counter.DUPLICATES));

@@ -29,11 +29,10 @@ import org.slf4j.LoggerFactory;
  * before they arm it: a reply that comes within the spin is taken in without the wake-up a block
  * costs (the scheduler's, then epoll's return: most of a default round trip on a 2-vCPU VM,
  * docs/PERFORMANCE.md, sixteenth round). One spin a wait: a waiter whose block times out and
- * blocks again (a quiet device, a long wait) does not spin again. And a wait whose spin found
- * nothing and whose block then timed out with nothing readable disarms the spin: later waits block
- * at once until a block ends with something readable. So a thread that waits in short slices for
- * what does not come (a caller waiting for credits, helping in 100 µs slices) spins once, not in
- * every slice, and waits that keep catching their answer keep spinning.
+ * blocks again (a quiet device, a long wait) does not spin again, and a wait in which nothing
+ * came at all, neither in the spin nor in the block, disarms the spin for the next waits until one
+ * of them is ended by something ({@link WaiterSpin}): a thread that waits in short slices for what
+ * does not come spins once, not in every slice.
  */
 final class WaiterBlock implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(WaiterBlock.class);
@@ -68,14 +67,10 @@ final class WaiterBlock implements AutoCloseable {
     private volatile boolean nudged;
     /** The place's holder blocked since it entered ({@link #blockedSinceEnter}); its holder only. */
     private boolean blockedSinceEnter;
-    /** The place's holder spun since it entered (one spin a wait); its holder only. */
-    private boolean spunSinceEnter;
-    /**
-     * Whether the next wait spins: false after a wait whose spin found nothing and whose block then
-     * timed out with nothing readable, true again once a block ends with something readable. The
-     * holders' only (one after another: {@link #leave}'s release, {@link #tryEnter}'s acquire).
-     */
-    private boolean spinArmed = true;
+    /** The place's holder came to its first block since it entered (it spins there only); its holder only. */
+    private boolean firstBlockPast;
+    /** Whether a wait spins; the holders' only (one after another: {@link #leave}'s release, {@link #tryEnter}'s acquire). */
+    private final WaiterSpin waiterSpin = new WaiterSpin();
 
     /** A place that blocks at once, with no spin first. */
     WaiterBlock(IdleWait wait) {
@@ -118,7 +113,7 @@ final class WaiterBlock implements AutoCloseable {
     boolean tryEnter() {
         if (!closed && OWNER.compareAndSet(this, null, Thread.currentThread())) {
             blockedSinceEnter = false;
-            spunSinceEnter = false;
+            firstBlockPast = false;
             return true;
         }
         return false;
@@ -149,7 +144,7 @@ final class WaiterBlock implements AutoCloseable {
      * if {@code quiet} holds then (the device's last cycle left nothing timed), else
      * {@code busyNanos}; a cycle that makes the device busy during a long block ends it
      * ({@link #blockedLong}: a Dekker pair with the device's note of its last cycle). The first block
-     * since the holder entered spins first while the spin is armed (see the class comment), within
+     * since the holder entered spins first when the spin is armed ({@link WaiterSpin}), within
      * the same timeout: the spin ends without a block when the set becomes readable (a datagram, a
      * wake, a nudge) or the thread is interrupted, and the caller's next cycle takes what came; a
      * spin that runs out announces the block again and reads {@code quiet} again, and blocks for
@@ -168,8 +163,9 @@ final class WaiterBlock implements AutoCloseable {
             } else if (nudged) {
                 nudged = false; // a command or a queue pair's error came since the last cycle: run one now
             } else if (!ready.getAsBoolean() && !Thread.currentThread().isInterrupted()) {
-                if (spinArmed && !spunSinceEnter && spinNanos > 0) {
-                    spunSinceEnter = true;
+                boolean first = !firstBlockPast && spinNanos > 0;
+                firstBlockPast = true;
+                if (first && waiterSpin.armed()) {
                     long bound = Math.min(spinNanos, timeout);
                     longBlock = q && bound > busyNanos; // a spin within the idle park needs no wake when a cycle arms a timer
                     long spun = spin(bound);
@@ -177,28 +173,25 @@ final class WaiterBlock implements AutoCloseable {
                         return;
                     }
                     if (spun == READY) {
+                        waiterSpin.caught();
                         counters.increment(SoftCounter.WAITER_SPIN_HITS);
                         return; // the next cycle takes what came, with no block
                     }
+                    counters.increment(SoftCounter.WAITER_SPIN_MISSES);
                     longBlock = true; // the block proper: announced, then quiet read again (the cycles' note, as above)
                     q = quiet.getAsBoolean();
                     timeout = Math.max(0, Math.min(remainingNanos, q ? quietNanos : busyNanos) - spun);
                     longBlock = q && timeout > busyNanos;
                     if (timeout == 0) {
-                        spinArmed = false; // the spin took the block's whole time and nothing came
+                        waiterSpin.firstBlockEnded(false); // the spin took the block's whole time, and nothing came
                         return;
                     }
-                    blockedSinceEnter = true;
-                    counters.increment(SoftCounter.WAITER_BLOCKS);
-                    // nothing came within the spin nor the block: the next wait blocks at once (a thread that waits
-                    // in short slices for what does not come, as ResourceWait's help does, spins once, not each slice)
-                    spinArmed = wait.await(timeout);
-                    return;
                 }
                 blockedSinceEnter = true;
                 counters.increment(SoftCounter.WAITER_BLOCKS);
-                if (wait.await(timeout)) { // not interruptible: an interrupt is seen when it ends, within the timeout
-                    spinArmed = true; // something came: the next wait spins again
+                boolean woken = wait.await(timeout); // not interruptible: an interrupt is seen when it ends, within the timeout
+                if (first) {
+                    waiterSpin.firstBlockEnded(woken);
                 }
             }
         } finally {
