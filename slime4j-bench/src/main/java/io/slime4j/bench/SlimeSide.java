@@ -127,8 +127,9 @@ final class SlimeSide extends Side {
 
 
     /**
-     * The engine's counters over the last rate run (packets against datagrams, ACKs, recovery),
-     * one line on stderr, which the harness shows: what a profile of the rate rows counts per message.
+     * The engine's counters since the last call (packets against datagrams, ACKs, recovery, the
+     * waiter's spins), one line on stderr, which the harness shows: what a profile of the rate, round
+     * trip and bandwidth rows counts per message.
      */
     private void printCounters(String label) {
         if (shm || device == null) {
@@ -202,6 +203,7 @@ final class SlimeSide extends Side {
             long start = System.nanoTime();
             writes(size, window, n, false);
             link.result("bw." + size, (double) size * n / ((System.nanoTime() - start) / 1e3));
+            printCounters("bw " + size + " writer");
             if (shm) {
                 warmBandwidth(() -> writes(size, window, Math.max(1, n / 10), true));
                 start = System.nanoTime();

@@ -24,9 +24,9 @@ public enum SoftCounter {
     BAD_BUNDLES(29, "Bundles cut short: a frame length below a header or past the datagram, or a wrong frame count"),
     TAIL_LOSS_PROBES(30, "Tail-loss probes: the last segment not known delivered resent when deliveries stopped for two round trips"),
     POSTS_HELD(31, "Posted requests held for the device's next duty cycle (WorkRequest.more), counted as that cycle begins; not those whose poster ran the cycle at HeldPosts' limits"),
-    WAITER_SPIN_HITS(32, "Spins of a default device's blocking waiter (SoftConfig.waiterSpin) that the sockets or a wake ended, with no block: a datagram (not necessarily the one waited for), a completion pushed elsewhere, a command"),
-    WAITER_BLOCKS(33, "Blocks of a default device's waiters on its sockets (epoll), after the spin"),
-    WAITER_SPIN_MISSES(34, "Spins of a default device's blocking waiter that ran out with nothing readable (each cost up to SoftConfig.waiterSpin of CPU), then blocked");
+    WAITER_SPIN_HITS(32, "Spins of a default device's blocking waiter (SoftConfig.waiterSpin) that something readable ended before they ran out: a datagram (not necessarily the one waited for), a completion pushed elsewhere, a command"),
+    WAITER_BLOCKS(33, "Blocks of a default device's waiters on its sockets (epoll), with or without a spin before them"),
+    WAITER_SPIN_MISSES(34, "Spins of a default device's blocking waiter that ran out with nothing readable, each up to SoftConfig.waiterSpin of CPU");
 
     private final int id;
     private final String label;

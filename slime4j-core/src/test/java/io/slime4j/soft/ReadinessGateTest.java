@@ -29,8 +29,7 @@ class ReadinessGateTest {
         }
 
         @Override
-        boolean await(long timeoutNanos) {
-            return ready;
+        void await(long timeoutNanos) {
         }
 
         @Override

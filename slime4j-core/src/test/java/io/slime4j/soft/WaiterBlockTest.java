@@ -157,14 +157,12 @@ class WaiterBlockTest {
     /**
      * A wait whose readiness is scripted: its poll number {@code readyAt} (from 1) finds something,
      * the others nothing, and each advances the test's clock by {@link #POLL}; blocks are recorded
-     * with their timeouts, and return at once, ended by something readable if {@code blockWakes}
-     * (else timed out).
+     * with their timeouts, and return at once.
      */
     private static final class ScriptedWait extends IdleWait {
         long now;
         int polls;
         int readyAt = -1;
-        boolean blockWakes = true;
         Runnable onPoll = () -> { };
         final List<Long> blocks = new ArrayList<>();
 
@@ -177,9 +175,8 @@ class WaiterBlockTest {
         }
 
         @Override
-        boolean await(long timeoutNanos) {
+        void await(long timeoutNanos) {
             blocks.add(timeoutNanos);
-            return blockWakes;
         }
 
         @Override
@@ -262,35 +259,88 @@ class WaiterBlockTest {
 
     /**
      * A thread that waits in short slices for what does not come (ResourceWait's help, 100 µs at a
-     * time) spins in the first slice only: a wait in which nothing came, neither in the spin nor in
-     * the block, disarms the spin ({@link WaiterSpin}); the next block that something ends arms it
-     * again, and a wait whose answer comes after the spin keeps it armed.
+     * time) spins in the first slice only: a wait that ended without its answer disarms the spin of
+     * the next ({@link WaiterSpin}); the next wait that gets its answer arms it again.
      */
     @Test
-    void aWaitInWhichNothingCameDisarmsTheSpinUntilABlockIsEndedBySomething() {
+    void aWaitThatEndedWithoutItsAnswerDisarmsTheNextWaitsSpinUntilAWaitGetsItsAnswer() {
         ScriptedWait wait = new ScriptedWait();
-        wait.blockWakes = false; // nothing comes
         try (WaiterBlock block = new WaiterBlock(wait, 5 * POLL, () -> wait.now, new CounterSet())) {
-            for (int slice = 0; slice < 3; slice++) {
+            for (int slice = 0; slice < 3; slice++) { // nothing comes
                 assertThat(block.tryEnter()).isTrue();
                 block.block(100 * POLL, () -> false, LONG, 100 * POLL, () -> false);
+                block.waitEnded(false);
                 block.leave();
             }
             assertThat(wait.polls).as("the first slice spun, the others did not").isEqualTo(5);
             assertThat(wait.blocks).containsExactly(95 * POLL, 100 * POLL, 100 * POLL);
 
-            wait.blockWakes = true; // a datagram ends the next block
             assertThat(block.tryEnter()).isTrue();
             block.block(100 * POLL, () -> false, LONG, 100 * POLL, () -> false);
+            block.waitEnded(true); // this one got its answer (in its block)
             block.leave();
             assertThat(wait.polls).isEqualTo(5);
 
-            for (int w = 0; w < 2; w++) { // armed again; the answers come after the spin: it stays armed
-                assertThat(block.tryEnter()).isTrue();
-                block.block(100 * POLL, () -> false, LONG, 100 * POLL, () -> false);
-                block.leave();
-            }
-            assertThat(wait.polls).isEqualTo(15);
+            assertThat(block.tryEnter()).isTrue(); // armed again
+            block.block(100 * POLL, () -> false, LONG, 100 * POLL, () -> false);
+            assertThat(wait.polls).isEqualTo(10);
+        }
+    }
+
+    /**
+     * The spin is the wait's: one that something ended which was not the answer (a stale wake, an
+     * ACK before the reply) leaves what is left of it to the wait's next block, and no wait spins
+     * longer than the spin in all.
+     */
+    @Test
+    void aSpinThatSomethingElseEndedLeavesTheRestOfItToTheWaitsNextBlock() {
+        ScriptedWait wait = new ScriptedWait();
+        wait.readyAt = 2;
+        CounterSet counters = new CounterSet();
+        try (WaiterBlock block = new WaiterBlock(wait, 10 * POLL, () -> wait.now, counters)) {
+            assertThat(block.tryEnter()).isTrue();
+            block.block(LONG, () -> false, LONG, 50 * POLL, () -> false);
+            assertThat(wait.polls).isEqualTo(2);
+            assertThat(wait.blocks).isEmpty();
+
+            block.block(LONG, () -> false, LONG, 50 * POLL, () -> false); // the cycle found nothing for this wait
+            assertThat(wait.polls).as("2 µs spun, 8 left").isEqualTo(10);
+            assertThat(wait.blocks).containsExactly(42 * POLL);
+
+            block.block(LONG, () -> false, LONG, 50 * POLL, () -> false);
+            assertThat(wait.polls).as("nothing left").isEqualTo(10);
+            assertThat(counters.get(SoftCounter.WAITER_SPIN_HITS)).isEqualTo(1);
+            assertThat(counters.get(SoftCounter.WAITER_SPIN_MISSES)).isEqualTo(1);
+            assertThat(counters.get(SoftCounter.WAITER_BLOCKS)).isEqualTo(2);
+        }
+    }
+
+    /**
+     * A spin within the idle park asks for no wake when a cycle elsewhere arms a timer (it ends within
+     * the park); one longer than the park does. A spin that runs out reads the device's state again:
+     * a device that turned busy during the spin gets the short bound, less what the spin took.
+     */
+    @Test
+    void aSpinAsksForAWakeOnlyPastTheIdleParkAndTheBlockAfterItReadsTheDevicesStateAgain() {
+        ScriptedWait wait = new ScriptedWait();
+        AtomicBoolean quiet = new AtomicBoolean(true);
+        List<Boolean> longDuringSpin = new ArrayList<>();
+        try (WaiterBlock block = new WaiterBlock(wait, 10 * POLL, () -> wait.now, new CounterSet())) {
+            wait.onPoll = () -> {
+                longDuringSpin.add(block.blockedLong());
+                quiet.set(false); // a post elsewhere armed a timer
+            };
+            assertThat(block.tryEnter()).isTrue();
+            block.block(LONG, quiet::get, 1_000 * POLL, 50 * POLL, () -> false);
+            assertThat(longDuringSpin).as("a 10 µs spin within the 50 µs park").containsOnly(false);
+            assertThat(wait.blocks).as("busy now: the park, less the spin").containsExactly(40 * POLL);
+            block.leave();
+
+            longDuringSpin.clear();
+            quiet.set(true);
+            assertThat(block.tryEnter()).isTrue();
+            block.block(LONG, quiet::get, 1_000 * POLL, 5 * POLL, () -> false); // a park shorter than the spin
+            assertThat(longDuringSpin).as("a spin past the park").contains(true);
         }
     }
 

@@ -4,26 +4,24 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
 
-/** When a waiter spins: armed at first, disarmed by a wait in which nothing came, armed again by anything that came. */
+/** When a waiter spins: armed at first, disarmed by a wait that ended without its answer, armed again by one that got it. */
 class WaiterSpinTest {
     @Test
-    void armedAtFirstAndWhileWaitsAreEndedBySomethingInTheSpinOrAfterIt() {
+    void armedAtFirstAndWhileWaitsGetWhatTheyWaitFor() {
         WaiterSpin s = new WaiterSpin();
         assertThat(s.armed()).isTrue();
-        s.caught();
-        assertThat(s.armed()).isTrue();
-        s.firstBlockEnded(true); // the answer came after the spin: still worth spinning for the next
+        s.waitEnded(true);
         assertThat(s.armed()).isTrue();
     }
 
     @Test
-    void aWaitInWhichNothingCameDisarmsItAndTheNextWaitThatSomethingEndsArmsItAgain() {
+    void aWaitThatEndedWithoutItsAnswerDisarmsItAndTheNextThatGetsItsAnswerArmsItAgain() {
         WaiterSpin s = new WaiterSpin();
-        s.firstBlockEnded(false);
+        s.waitEnded(false);
         assertThat(s.armed()).isFalse();
-        s.firstBlockEnded(false);
+        s.waitEnded(false);
         assertThat(s.armed()).isFalse();
-        s.firstBlockEnded(true);
+        s.waitEnded(true);
         assertThat(s.armed()).isTrue();
     }
 }
