@@ -108,8 +108,8 @@ final class EpollWait extends IdleWait {
     }
 
     @Override
-    void await(long timeoutNanos) {
-        poll(timeoutNanos);
+    boolean await(long timeoutNanos) {
+        return poll(timeoutNanos) != 0; // an error (EINTR, closing) counts as woken: the next cycle finds out
     }
 
     /** One {@code epoll_pwait2} with a zero timeout: whether any socket (or the eventfd) is readable. */

@@ -19,8 +19,11 @@ import org.slf4j.LoggerFactory;
 abstract class IdleWait implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(IdleWait.class);
 
-    /** Blocks for up to {@code timeoutNanos}, or until woken or something is readable. */
-    abstract void await(long timeoutNanos);
+    /**
+     * Blocks for up to {@code timeoutNanos}, or until woken or something is readable. Returns false
+     * when it timed out with nothing readable and no wake; true otherwise, and where it cannot tell.
+     */
+    abstract boolean await(long timeoutNanos);
 
     /** Ends a current or the next {@link #await} early. */
     abstract void wake();
@@ -90,8 +93,9 @@ abstract class IdleWait implements AutoCloseable {
         }
 
         @Override
-        void await(long timeoutNanos) {
+        boolean await(long timeoutNanos) {
             LockSupport.parkNanos(timeoutNanos);
+            return true; // cannot tell an unpark from the timeout
         }
 
         @Override

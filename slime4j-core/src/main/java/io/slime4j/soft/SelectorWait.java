@@ -34,13 +34,14 @@ final class SelectorWait extends IdleWait {
     }
 
     @Override
-    void await(long timeoutNanos) {
+    boolean await(long timeoutNanos) {
         try {
             selector.select(Math.max(1, TimeUnit.NANOSECONDS.toMillis(timeoutNanos + 999_999)));
             selector.selectedKeys().clear(); // the duty cycle receives; only the wake-up mattered
         } catch (IOException | RuntimeException e) {
             // a closing port: the next cycle finds out
         }
+        return true; // a wakeup() and a timeout both select nothing: cannot tell
     }
 
     @Override

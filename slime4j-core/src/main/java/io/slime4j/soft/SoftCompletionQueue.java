@@ -301,7 +301,6 @@ final class SoftCompletionQueue implements CompletionQueue, CompletionWakeups.Wa
         } finally {
             DRIVERS.getAndAdd(this, -1);
             boolean blocked = block.blockedSinceEnter(); // read while the place is still this thread's
-            block.waitEnded(ready()); // a wait that ended without its answer disarms the next one's spin
             device.waiterLeft(block.leave(), blocked);
         }
         // the deadline passed, or the device closed under the drive: wait out the rest parked

@@ -24,17 +24,16 @@ import org.slf4j.LoggerFactory;
  * an eventfd ({@link EpollWait}); ports without descriptors (NIO, in-process) have none
  * ({@link #forPort} returns null) and their waiters park as before.
  *
- * <p>Before it blocks, the holder spins for up to {@code spinNanos} a wait, polling the same set
- * without blocking ({@link IdleWait#readyNow}) and yielding the vCPU between polls, as UCX's
- * callers progress the worker before they arm it: a reply that comes within the spin is taken in
- * without the wake-up a block costs (the scheduler's, then epoll's return: most of a default round
- * trip on a 2-vCPU VM, docs/PERFORMANCE.md, sixteenth round). The spin is the wait's, not each
- * block's: a spin that something ended (the reply, or a datagram or wake that was not what the
- * wait waits for) leaves what is left of it to the next block of the same wait, and one that runs
- * out leaves none, so a wait spins for at most {@code spinNanos} in all. A wait that ended
- * without its answer (its deadline passed) disarms the spin of the next waits until one gets its
- * answer ({@link WaiterSpin}): a thread that waits in short slices for what does not come spins
- * in the first slice only.
+ * <p>Before its first block of a wait the holder spins for up to {@code spinNanos}, polling the
+ * same set without blocking ({@link IdleWait#readyNow}) and yielding the vCPU between polls, as
+ * UCX's callers progress the worker before they arm it: a reply that comes within the spin is
+ * taken in without the wake-up a block costs (the scheduler's, then epoll's return: most of a
+ * default round trip on a 2-vCPU VM, docs/PERFORMANCE.md, sixteenth round). One spin a wait: the
+ * wait's later blocks (after a cycle that found nothing for it, or a block that timed out) do not
+ * spin. A wait in which nothing came at all, neither in the spin nor in its first block (which,
+ * while something is unacknowledged, lasts the device's idle park: 50 µs by default), disarms the
+ * spin for the next waits until one's first block is ended by something ({@link WaiterSpin}): a
+ * thread that waits in short slices for what does not come spins once, not in every slice.
  */
 final class WaiterBlock implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(WaiterBlock.class);
@@ -69,10 +68,8 @@ final class WaiterBlock implements AutoCloseable {
     private volatile boolean nudged;
     /** The place's holder blocked since it entered ({@link #blockedSinceEnter}); its holder only. */
     private boolean blockedSinceEnter;
-    /** What is left of the spin of the wait under way (its holder's, reset by {@link #tryEnter}). */
-    private long spinLeftNanos;
-    /** How long the last {@link #spin} lasted; its holder only. */
-    private long lastSpinNanos;
+    /** The place's holder came to its first block since it entered (it spins there only); its holder only. */
+    private boolean firstBlockPast;
     /** Whether a wait spins; the holders' only (one after another: {@link #leave}'s release, {@link #tryEnter}'s acquire). */
     private final WaiterSpin waiterSpin = new WaiterSpin();
 
@@ -82,8 +79,8 @@ final class WaiterBlock implements AutoCloseable {
     }
 
     /**
-     * A place whose holder spins for up to {@code spinNanos} of {@code clock} a wait before it
-     * blocks, counting in {@code counters} the spins that something readable ended
+     * A place whose holder spins for up to {@code spinNanos} of {@code clock} before its first block
+     * of a wait, counting in {@code counters} the spins that something readable ended
      * ({@link SoftCounter#WAITER_SPIN_HITS}), those that ran out ({@link SoftCounter#WAITER_SPIN_MISSES})
      * and the blocks ({@link SoftCounter#WAITER_BLOCKS}).
      */
@@ -118,7 +115,7 @@ final class WaiterBlock implements AutoCloseable {
     boolean tryEnter() {
         if (!closed && OWNER.compareAndSet(this, null, Thread.currentThread())) {
             blockedSinceEnter = false;
-            spinLeftNanos = waiterSpin.armed() ? spinNanos : 0;
+            firstBlockPast = false;
             return true;
         }
         return false;
@@ -148,12 +145,12 @@ final class WaiterBlock implements AutoCloseable {
      * The timeout is read after the announcement: {@code quietNanos} (at most {@code remainingNanos})
      * if {@code quiet} holds then (the device's last cycle left nothing timed), else
      * {@code busyNanos}; a cycle that makes the device busy during a long block ends it
-     * ({@link #blockedLong}: a Dekker pair with the device's note of its last cycle). While the
-     * wait has spin left (see the class comment) the block spins first, within the same timeout:
-     * the spin ends without a block when the set becomes readable (a datagram, a wake, a nudge) or
-     * the thread is interrupted, and the caller's next cycle takes what came; a spin that runs out
-     * announces the block again, reads {@code quiet} again and blocks for what is left of the
-     * timeout. After {@link #close} it parks instead.
+     * ({@link #blockedLong}: a Dekker pair with the device's note of its last cycle). The first block
+     * since the holder entered spins first when the spin is armed ({@link WaiterSpin}), within
+     * the same timeout: the spin ends without a block when the set becomes readable (a datagram, a
+     * wake, a nudge) or the thread is interrupted, and the caller's next cycle takes what came; a
+     * spin that runs out announces the block again and reads {@code quiet} again, and blocks for
+     * what is left of the timeout. After {@link #close} it parks instead.
      */
     void block(long remainingNanos, BooleanSupplier quiet, long quietNanos, long busyNanos, BooleanSupplier ready) {
         longBlock = true; // until the timeout is known: a wake it did not need costs a turn, a missed one a timer
@@ -168,81 +165,73 @@ final class WaiterBlock implements AutoCloseable {
             } else if (nudged) {
                 nudged = false; // a command or a queue pair's error came since the last cycle: run one now
             } else if (!ready.getAsBoolean() && !Thread.currentThread().isInterrupted()) {
-                long bound = Math.min(spinLeftNanos, timeout);
-                if (bound > 0) {
+                boolean first = !firstBlockPast && spinNanos > 0;
+                firstBlockPast = true;
+                if (first && waiterSpin.armed()) {
+                    long bound = Math.min(spinNanos, timeout);
                     longBlock = q && bound > busyNanos; // a spin within the idle park needs no wake when a cycle arms a timer
-                    int outcome = spin(bound);
-                    spinLeftNanos = Math.max(0, spinLeftNanos - lastSpinNanos);
-                    if (outcome == INTERRUPTED) {
+                    long spun = spin(bound);
+                    if (spun == INTERRUPTED) {
                         return;
                     }
-                    if (outcome == READY) {
+                    if (spun == READY) {
+                        waiterSpin.caught();
                         counters.increment(SoftCounter.WAITER_SPIN_HITS);
-                        return; // the next cycle takes what came, with no block; what is left of the spin stays
+                        return; // the next cycle takes what came, with no block
                     }
                     counters.increment(SoftCounter.WAITER_SPIN_MISSES);
-                    spinLeftNanos = 0;
                     longBlock = true; // the block proper: announced, then quiet read again (the cycles' note, as above)
                     q = quiet.getAsBoolean();
-                    timeout = Math.max(0, Math.min(remainingNanos, q ? quietNanos : busyNanos) - lastSpinNanos);
+                    timeout = Math.max(0, Math.min(remainingNanos, q ? quietNanos : busyNanos) - spun);
                     longBlock = q && timeout > busyNanos;
                     if (timeout == 0) {
-                        return; // the spin took the block's whole time
+                        waiterSpin.firstBlockEnded(false); // the spin took the block's whole time, and nothing came
+                        return;
                     }
                 }
                 blockedSinceEnter = true;
                 counters.increment(SoftCounter.WAITER_BLOCKS);
-                wait.await(timeout); // not interruptible: an interrupt is seen when it ends, within the timeout
+                boolean woken = wait.await(timeout); // not interruptible: an interrupt is seen when it ends, within the timeout
+                if (first) {
+                    waiterSpin.firstBlockEnded(woken);
+                }
             }
         } finally {
             blocked = false;
         }
     }
 
-    /** {@link #spin}'s outcome: the epoll set is readable, or was woken. */
-    private static final int READY = 0;
-    /** {@link #spin}'s outcome: the thread was interrupted. */
-    private static final int INTERRUPTED = 1;
-    /** {@link #spin}'s outcome: its time ran out with nothing readable. */
-    private static final int RAN_OUT = 2;
+    /** {@link #spin}'s result: the epoll set is readable, or was woken. */
+    private static final long READY = -1;
+    /** {@link #spin}'s result: the thread was interrupted. */
+    private static final long INTERRUPTED = -2;
 
     /**
-     * Polls the epoll set without blocking for up to {@code nanos}, yielding the vCPU between polls,
-     * until it is readable (a datagram, or a wake or nudge written to its eventfd while
-     * {@link #blocked}: {@link #READY}), the thread is interrupted ({@link #INTERRUPTED}) or the time
-     * runs out ({@link #RAN_OUT}); {@link #lastSpinNanos} is how long it lasted. A poll that finds
-     * nothing counts as a block for {@link #blockedSinceEnter}: the waiter came first.
+     * Polls the epoll set without blocking for up to {@code nanos}, yielding the vCPU between polls:
+     * {@link #READY} as soon as it is
+     * readable (a datagram, or a wake or nudge written to its eventfd while {@link #blocked}),
+     * {@link #INTERRUPTED} when the thread is interrupted, else the nanoseconds spent. A poll that
+     * finds nothing counts as a block for {@link #blockedSinceEnter}: the waiter came first.
      */
-    private int spin(long nanos) {
+    private long spin(long nanos) {
         long start = clock.getAsLong();
         while (true) {
             if (wait.readyNow()) {
-                lastSpinNanos = clock.getAsLong() - start;
                 return READY;
             }
             blockedSinceEnter = true;
             long spent = clock.getAsLong() - start;
-            lastSpinNanos = spent;
             if (Thread.currentThread().isInterrupted()) {
                 return INTERRUPTED;
             }
             if (spent >= nanos) {
-                return RAN_OUT;
+                return spent;
             }
             // yield, not onSpinWait: the answer may need a thread that is to run on this vCPU (the peer's agent
             // in this process or on this host, this device's agent sending the request); a spin that held the vCPU
             // made a one-sided write's round trip 13 us slower than blocking at once (perf's latency row, 2 vCPUs)
             Thread.yield();
         }
-    }
-
-    /**
-     * The wait of the place's holder ends (its holder only, before {@link #leave}): {@code satisfied}
-     * when what it waited for came. A wait that ended without it disarms the spin of the next
-     * ({@link WaiterSpin}).
-     */
-    void waitEnded(boolean satisfied) {
-        waiterSpin.waitEnded(satisfied);
     }
 
     /**

@@ -1,32 +1,48 @@
 package io.slime4j.soft;
 
 /**
- * Whether a default device's waiter spins before it blocks ({@link WaiterBlock}): yes, unless the
- * last wait ended without what it waited for (its deadline passed, or the device closed). So a
- * thread that waits in short slices for what does not come (a caller helping in 100 µs slices
- * while it waits for credits, a waiter polling a quiet device with short timeouts) spins in the
- * first slice only, and the next wait that gets its completion arms the spin again.
+ * Whether a default device's waiter spins before its first block of a wait ({@link WaiterBlock}):
+ * yes, unless the last wait that came to a block found nothing at all, neither in its spin nor in
+ * its block, which timed out. So a thread that waits in short slices for what does not come (a
+ * caller helping in 100 µs slices while it waits for credits, a waiter on a quiet device) spins
+ * once, not in every slice, and the next wait that something ends arms the spin again.
  *
- * <p>A wait that gets its answer, even long after the spin, keeps the spin armed. A stricter rule
- * tried first (a spin that missed disarmed it until a wait's answer came within the spin's length,
- * or a run of misses with probes ever further apart, as Linux's halt-polling backs off) stuck both
- * ends of a round trip in blocking: once both block, each end's answer comes only after the other's
- * wake-up, later than the spin, so no probe catches one (a 64 B round trip's p50 back at 61 µs in
- * one run of two, docs/PERFORMANCE.md, sixteenth round). The price: a waiter whose answers all come
- * a little after the spin spends it on each wait.
+ * <p>"Nothing came" is judged by the spin and the wait's first block, which lasts the device's idle
+ * park (50 µs by default) while something is unacknowledged: a round trip slower than that (across
+ * hosts, under load) disarms the spin on one wait and arms it on the next. Judging by the whole wait
+ * instead (disarmed when its deadline passed without the answer) kept stream receivers spinning:
+ * the 32 B send rate was lower in three alternated rounds of three (docs/PERFORMANCE.md, sixteenth
+ * round).
+ *
+ * <p>A wait whose answer comes, but after the spin, keeps the spin armed. A stricter rule tried
+ * first (a spin that missed disarmed it until a wait's answer came within the spin's length, or
+ * after a run of misses with probes ever further apart, as Linux's halt-polling backs off) stuck
+ * both ends of a round trip in blocking: once both block, each end's answer comes only after the
+ * other's wake-up, later than the spin, so neither end's probe ever catches one (a 64 B round
+ * trip's p50 back at 61 µs in one run of two, docs/PERFORMANCE.md, sixteenth round). The price:
+ * a receiver whose waits are all a little longer than the spin spends it on each.
  *
  * <p>The state of the waiter place: used by its holders only, one after another.
  */
 final class WaiterSpin {
     private boolean armed = true;
 
-    /** Whether the wait that begins now spins before it blocks. */
+    /** Whether this wait spins before its first block. */
     boolean armed() {
         return armed;
     }
 
-    /** A wait ended: {@code satisfied} when what it waited for came, false when its deadline passed or the device closed. */
-    void waitEnded(boolean satisfied) {
-        armed = satisfied;
+    /** The spin caught something (a datagram, a wake): the next wait spins too. */
+    void caught() {
+        armed = true;
+    }
+
+    /**
+     * A wait's first block ended, after a spin that ran out or with none: {@code woken} when
+     * something readable or a wake ended it, false when it timed out. Also a spin that took the
+     * block's whole time ({@code woken} false).
+     */
+    void firstBlockEnded(boolean woken) {
+        armed = woken;
     }
 }

@@ -29,7 +29,8 @@ class ReadinessGateTest {
         }
 
         @Override
-        void await(long timeoutNanos) {
+        boolean await(long timeoutNanos) {
+            return ready;
         }
 
         @Override

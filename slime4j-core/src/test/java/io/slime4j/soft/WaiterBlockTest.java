@@ -157,12 +157,14 @@ class WaiterBlockTest {
     /**
      * A wait whose readiness is scripted: its poll number {@code readyAt} (from 1) finds something,
      * the others nothing, and each advances the test's clock by {@link #POLL}; blocks are recorded
-     * with their timeouts, and return at once.
+     * with their timeouts, and return at once, ended by something readable if {@code blockWakes}
+     * (else timed out).
      */
     private static final class ScriptedWait extends IdleWait {
         long now;
         int polls;
         int readyAt = -1;
+        boolean blockWakes = true;
         Runnable onPoll = () -> { };
         final List<Long> blocks = new ArrayList<>();
 
@@ -175,8 +177,9 @@ class WaiterBlockTest {
         }
 
         @Override
-        void await(long timeoutNanos) {
+        boolean await(long timeoutNanos) {
             blocks.add(timeoutNanos);
+            return blockWakes;
         }
 
         @Override
@@ -259,59 +262,35 @@ class WaiterBlockTest {
 
     /**
      * A thread that waits in short slices for what does not come (ResourceWait's help, 100 µs at a
-     * time) spins in the first slice only: a wait that ended without its answer disarms the spin of
-     * the next ({@link WaiterSpin}); the next wait that gets its answer arms it again.
+     * time) spins in the first slice only: a wait in which nothing came, neither in the spin nor in
+     * the block, disarms the spin ({@link WaiterSpin}); the next block that something ends arms it
+     * again, and a wait whose answer comes after the spin keeps it armed.
      */
     @Test
-    void aWaitThatEndedWithoutItsAnswerDisarmsTheNextWaitsSpinUntilAWaitGetsItsAnswer() {
+    void aWaitInWhichNothingCameDisarmsTheSpinUntilABlockIsEndedBySomething() {
         ScriptedWait wait = new ScriptedWait();
+        wait.blockWakes = false; // nothing comes
         try (WaiterBlock block = new WaiterBlock(wait, 5 * POLL, () -> wait.now, new CounterSet())) {
-            for (int slice = 0; slice < 3; slice++) { // nothing comes
+            for (int slice = 0; slice < 3; slice++) {
                 assertThat(block.tryEnter()).isTrue();
                 block.block(100 * POLL, () -> false, LONG, 100 * POLL, () -> false);
-                block.waitEnded(false);
                 block.leave();
             }
             assertThat(wait.polls).as("the first slice spun, the others did not").isEqualTo(5);
             assertThat(wait.blocks).containsExactly(95 * POLL, 100 * POLL, 100 * POLL);
 
+            wait.blockWakes = true; // a datagram ends the next block
             assertThat(block.tryEnter()).isTrue();
             block.block(100 * POLL, () -> false, LONG, 100 * POLL, () -> false);
-            block.waitEnded(true); // this one got its answer (in its block)
             block.leave();
             assertThat(wait.polls).isEqualTo(5);
 
-            assertThat(block.tryEnter()).isTrue(); // armed again
-            block.block(100 * POLL, () -> false, LONG, 100 * POLL, () -> false);
-            assertThat(wait.polls).isEqualTo(10);
-        }
-    }
-
-    /**
-     * The spin is the wait's: one that something ended which was not the answer (a stale wake, an
-     * ACK before the reply) leaves what is left of it to the wait's next block, and no wait spins
-     * longer than the spin in all.
-     */
-    @Test
-    void aSpinThatSomethingElseEndedLeavesTheRestOfItToTheWaitsNextBlock() {
-        ScriptedWait wait = new ScriptedWait();
-        wait.readyAt = 2;
-        CounterSet counters = new CounterSet();
-        try (WaiterBlock block = new WaiterBlock(wait, 10 * POLL, () -> wait.now, counters)) {
-            assertThat(block.tryEnter()).isTrue();
-            block.block(LONG, () -> false, LONG, 50 * POLL, () -> false);
-            assertThat(wait.polls).isEqualTo(2);
-            assertThat(wait.blocks).isEmpty();
-
-            block.block(LONG, () -> false, LONG, 50 * POLL, () -> false); // the cycle found nothing for this wait
-            assertThat(wait.polls).as("2 µs spun, 8 left").isEqualTo(10);
-            assertThat(wait.blocks).containsExactly(42 * POLL);
-
-            block.block(LONG, () -> false, LONG, 50 * POLL, () -> false);
-            assertThat(wait.polls).as("nothing left").isEqualTo(10);
-            assertThat(counters.get(SoftCounter.WAITER_SPIN_HITS)).isEqualTo(1);
-            assertThat(counters.get(SoftCounter.WAITER_SPIN_MISSES)).isEqualTo(1);
-            assertThat(counters.get(SoftCounter.WAITER_BLOCKS)).isEqualTo(2);
+            for (int w = 0; w < 2; w++) { // armed again; the answers come after the spin: it stays armed
+                assertThat(block.tryEnter()).isTrue();
+                block.block(100 * POLL, () -> false, LONG, 100 * POLL, () -> false);
+                block.leave();
+            }
+            assertThat(wait.polls).isEqualTo(15);
         }
     }
 

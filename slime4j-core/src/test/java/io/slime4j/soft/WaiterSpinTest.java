@@ -4,24 +4,26 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
 
-/** When a waiter spins: armed at first, disarmed by a wait that ended without its answer, armed again by one that got it. */
+/** When a waiter spins: armed at first, disarmed by a wait in which nothing came, armed again by anything that came. */
 class WaiterSpinTest {
     @Test
-    void armedAtFirstAndWhileWaitsGetWhatTheyWaitFor() {
+    void armedAtFirstAndWhileWaitsAreEndedBySomethingInTheSpinOrAfterIt() {
         WaiterSpin s = new WaiterSpin();
         assertThat(s.armed()).isTrue();
-        s.waitEnded(true);
+        s.caught();
+        assertThat(s.armed()).isTrue();
+        s.firstBlockEnded(true); // the answer came after the spin: still worth spinning for the next
         assertThat(s.armed()).isTrue();
     }
 
     @Test
-    void aWaitThatEndedWithoutItsAnswerDisarmsItAndTheNextThatGetsItsAnswerArmsItAgain() {
+    void aWaitInWhichNothingCameDisarmsItAndTheNextWaitThatSomethingEndsArmsItAgain() {
         WaiterSpin s = new WaiterSpin();
-        s.waitEnded(false);
+        s.firstBlockEnded(false);
         assertThat(s.armed()).isFalse();
-        s.waitEnded(false);
+        s.firstBlockEnded(false);
         assertThat(s.armed()).isFalse();
-        s.waitEnded(true);
+        s.firstBlockEnded(true);
         assertThat(s.armed()).isTrue();
     }
 }
