@@ -165,7 +165,7 @@ final class WaiterBlock implements AutoCloseable {
             } else if (nudged) {
                 nudged = false; // a command or a queue pair's error came since the last cycle: run one now
             } else if (!ready.getAsBoolean() && !Thread.currentThread().isInterrupted()) {
-                boolean first = !firstBlockPast && spinNanos > 0;
+                boolean first = !firstBlockPast && spinNanos > 0 && timeout > 0; // past the deadline: no spin, nothing learnt
                 firstBlockPast = true;
                 if (first && waiterSpin.armed()) {
                     long bound = Math.min(spinNanos, timeout);
@@ -208,10 +208,10 @@ final class WaiterBlock implements AutoCloseable {
 
     /**
      * Polls the epoll set without blocking for up to {@code nanos}, yielding the vCPU between polls:
-     * {@link #READY} as soon as it is
-     * readable (a datagram, or a wake or nudge written to its eventfd while {@link #blocked}),
-     * {@link #INTERRUPTED} when the thread is interrupted, else the nanoseconds spent. A poll that
-     * finds nothing counts as a block for {@link #blockedSinceEnter}: the waiter came first.
+     * {@link #READY} as soon as it is readable (a datagram, or a wake or nudge written to its eventfd
+     * while {@link #blocked}), {@link #INTERRUPTED} when the thread is interrupted, else the
+     * nanoseconds spent. A poll that finds nothing counts as a block for {@link #blockedSinceEnter}:
+     * the waiter came first.
      */
     private long spin(long nanos) {
         long start = clock.getAsLong();
@@ -229,7 +229,7 @@ final class WaiterBlock implements AutoCloseable {
             }
             // yield, not onSpinWait: the answer may need a thread that is to run on this vCPU (the peer's agent
             // in this process or on this host, this device's agent sending the request); a spin that held the vCPU
-            // made a one-sided write's round trip 13 us slower than blocking at once (perf's latency row, 2 vCPUs)
+            // made a one-sided write's round trip about 15 us slower than blocking at once (perf's latency row, 2 vCPUs)
             Thread.yield();
         }
     }

@@ -3,9 +3,9 @@ package io.slime4j.soft;
 /**
  * Whether a default device's waiter spins before its first block of a wait ({@link WaiterBlock}):
  * yes, unless the last wait that came to a block found nothing at all, neither in its spin nor in
- * its block, which timed out. So a thread that waits in short slices for what does not come (a
- * caller helping in 100 µs slices while it waits for credits, a waiter on a quiet device) spins
- * once, not in every slice, and the next wait that something ends arms the spin again.
+ * its first block, which timed out. So a thread that waits in short slices for what does not come
+ * (a caller helping in 100 µs slices while it waits for credits, a waiter on a quiet device) spins
+ * once, not in every slice, and the next wait whose first block something ends arms it again.
  *
  * <p>"Nothing came" is judged by the spin and the wait's first block, which lasts the device's idle
  * park (50 µs by default) while something is unacknowledged: a round trip slower than that (across
