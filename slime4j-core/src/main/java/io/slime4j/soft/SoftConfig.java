@@ -35,7 +35,9 @@ import java.time.Duration;
  *                          (one {@code epoll_pwait2} with a zero timeout at a time) before its first
  *                          block of a wait, as UCX's callers progress before they arm the worker and
  *                          Linux's {@code SO_BUSY_POLL} spins before a socket sleeps; a reply that
- *                          comes within it costs no wake-up (0..10 ms; zero blocks at once)
+ *                          comes within it costs no wake-up (0..10 ms, 50 µs by default; zero
+ *                          blocks at once). Bounded by the block's timeout: {@code maxIdlePark}
+ *                          while something is unacknowledged
  */
 public record SoftConfig(String name, int sendWindow, Duration ackDelay, int ackEvery, int tinyMessageSize,
                          int initialCongestionWindow, boolean busySpin, Duration maxIdlePark, Duration timerTick,
@@ -72,8 +74,13 @@ public record SoftConfig(String name, int sendWindow, Duration ackDelay, int ack
     /** The longest {@code waiterSpin}: beyond it a waiter busy-polls, which is {@code busySpin}'s choice. */
     static final Duration MAX_WAITER_SPIN = Duration.ofMillis(10);
 
-    /** The default {@code waiterSpin}: as long as an idle shm device's agent and waiters spin before they sleep. */
-    static final Duration DEFAULT_WAITER_SPIN = Duration.ofNanos(20_000);
+    /**
+     * The default {@code waiterSpin}: 50 µs, the value Linux's documentation suggests for
+     * {@code SO_BUSY_POLL}, and as long as the idle park a block lasts while something is
+     * unacknowledged; against 20 µs, 6 alternated rounds gave a 64 B round trip's p99 lower in each
+     * and the message rates level or higher (docs/PERFORMANCE.md, sixteenth round).
+     */
+    static final Duration DEFAULT_WAITER_SPIN = Duration.ofNanos(50_000);
 
     /** The settings as before {@code waiterSpin} existed, with its default. */
     public SoftConfig(String name, int sendWindow, Duration ackDelay, int ackEvery, int tinyMessageSize,

@@ -6,11 +6,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
-/** A waiter's spin is a brief one: zero up to 10 ms, 20 µs by default; anything else is refused by name. */
+/** A waiter's spin is a brief one: zero up to 10 ms, 50 µs by default; anything else is refused by name. */
 class SoftConfigTest {
     @Test
-    void theWaiterSpinDefaultsTo20MicrosecondsAndTakesZeroUpTo10Milliseconds() {
-        assertThat(SoftConfig.defaults().waiterSpin()).isEqualTo(Duration.ofNanos(20_000));
+    void theWaiterSpinDefaultsTo50MicrosecondsAndTakesZeroUpTo10Milliseconds() {
+        assertThat(SoftConfig.defaults().waiterSpin()).isEqualTo(Duration.ofNanos(50_000));
         assertThat(SoftConfig.builder().waiterSpin(Duration.ZERO).build().waiterSpin()).isZero();
         assertThat(SoftConfig.builder().waiterSpin(Duration.ofMillis(10)).build().waiterSpin())
                 .isEqualTo(Duration.ofMillis(10));
