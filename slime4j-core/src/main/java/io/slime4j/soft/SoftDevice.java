@@ -69,10 +69,11 @@ public final class SoftDevice implements VerbsDevice {
      * clock's origin.
      */
     private long lastDrainedNanos = System.nanoTime() - DRAIN_EVERY_NANOS - 1;
-    /** The receive of the cycle under way ended early for a waiter ({@link #receiveMayEnd}): the holder's. */
+    /**
+     * The receive of the last cycle that received ended early for a waiter ({@link #receiveMayEnd}):
+     * datagrams may wait unread ({@link #requestedAckOwed}) until the next receive. The holder's.
+     */
     private boolean receiveEndedEarly;
-    /** The last cycle that received ended early: datagrams may wait unread ({@link #requestedAckOwed}); the holder's. */
-    private boolean receiveLeftBehind;
     /** Waiters of completion queues, woken once at the end of the cycle that completed their work. */
     private final CompletionWakeups wakeups = new CompletionWakeups();
     private final MemorySegment scratch8 = Arena.ofAuto().allocate(8, 8);
@@ -632,7 +633,6 @@ public final class SoftDevice implements VerbsDevice {
                 receiveEndedEarly = false;
                 work += port.receive(dispatcher, RECEIVE_BATCH);
                 drained = !receiveEndedEarly;
-                receiveLeftBehind = receiveEndedEarly;
                 if (drained) {
                     lastDrainedNanos = nowNanos;
                 }
@@ -650,7 +650,7 @@ public final class SoftDevice implements VerbsDevice {
                 ackOwed |= qp.owesRequestedAck();
                 quiet &= qp.quiet();
             }
-            requestedAckOwed = ackOwed || receiveLeftBehind;
+            requestedAckOwed = ackOwed || receiveEndedEarly;
             noteQuiet(quiet && timers.isEmpty() && commands.isEmpty());
             // the threads waiting for the cycle's completions, once each, before the held datagrams
             // leave: a round trip's waiter does not wait for the ACK's system call (quiet A/B in
